@@ -1,0 +1,13 @@
+"""CLI subcommands: each module registers its own parser and handler."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from workbench.commands import home, rescore, schema, score, summary
+
+Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
+
+COMMANDS: list[Register] = [score.register, summary.register, rescore.register, schema.register]
+_ = home

@@ -1,0 +1,42 @@
+"""Incremental host stream parsers: one module per host, `feed(line) -> events`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol
+
+from workbench.core.events import Event, ParsedRun
+
+
+class StreamParser(Protocol):
+    """Turns a host's stdout, one line at a time, into normalized events."""
+
+    host: str
+
+    def feed(self, line: str) -> list[Event]:
+        """Parse one line; never raises on bad input (emits LineSkipped instead)."""
+        ...
+
+    def finish(self) -> list[Event]:
+        """Flush calls still open at the end of the stream."""
+        ...
+
+
+HOSTS = ("claude", "codex", "opencode", "gemini", "grok", "sim")
+
+
+def make_parser(host: str, session_log: Iterable[str] | None = None) -> StreamParser:
+    """A fresh parser for HOST; Codex may take its rollout session log for the refusals --json omits."""
+    raise NotImplementedError(host)
+
+
+def parse_lines(host: str, lines: Iterable[str], session_log: Iterable[str] | None = None) -> ParsedRun:
+    """Parse a whole stream offline."""
+    parser = make_parser(host, session_log)
+    run = ParsedRun()
+    for line in lines:
+        for event in parser.feed(line):
+            run.apply(event)
+    for event in parser.finish():
+        run.apply(event)
+    return run
