@@ -1,10 +1,101 @@
-"""`workbench score`: placeholder until its module lands (owned by a helper this session)."""
+"""`workbench score STREAM --host H --require F ... --kind K --moment SPEC`: score one raw host stream.
+
+The interface outside checks use: one JSON object with `--json`, a readable table without it.
+Exit 0 when scored, whatever the verdicts; 2 on bad input.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from workbench.core.errors import InputError
+from workbench.core.events import ParsedRun
+from workbench.core.models import Score, ScoreSpec
+from workbench.core.parsers import HOSTS, parse_lines
+from workbench.core.scoring import score
+from workbench.exitcodes import ExitCode
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `score` subcommand."""
-    sub.add_parser("score", help="(not yet available)")
+    p = sub.add_parser("score", help="score one raw host stream against required files and a moment")
+    p.add_argument("stream", help="the host's stdout, saved as a file ('-' for stdin)")
+    p.add_argument("--host", required=True, choices=HOSTS)
+    p.add_argument("--require", action="append", required=True, metavar="FILE",
+                   help="a file that must be read (path suffix); repeatable")
+    p.add_argument("--kind", required=True, choices=("positive", "negative"))
+    p.add_argument("--moment", default="edit", help="edit, end, bash:RE, tool:RE, a preset, or A,B")
+    p.add_argument("--session-log", metavar="FILE", help="Codex rollout log, for refusals --json omits")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=run)
+
+
+def read_lines(path: str) -> list[str]:
+    """The lines of a stream file (or stdin), decoded leniently: junk is the parser's to skip."""
+    if path == "-":
+        return sys.stdin.buffer.read().decode("utf-8", errors="replace").splitlines()
+    try:
+        return Path(path).read_bytes().decode("utf-8", errors="replace").splitlines()
+    except OSError as err:
+        raise InputError(f"cannot read stream: {err.strerror}", file=path) from err
+
+
+def run(args: argparse.Namespace) -> int:
+    """Parse, score and print."""
+    lines = read_lines(args.stream)
+    session_log = read_lines(args.session_log) if args.session_log else None
+    parsed = parse_lines(args.host, lines, session_log)
+    spec = ScoreSpec(kind=args.kind, required=list(args.require), moment=args.moment)
+    result = score(spec, parsed.calls)
+    payload = to_payload(spec, parsed, result)
+    if parsed.skipped:
+        print(f"workbench: skipped {len(parsed.skipped)} unparsable line(s) in {args.stream}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(payload))
+    else:
+        print(render_table(payload))
+    return int(ExitCode.OK)
+
+
+def to_payload(spec: ScoreSpec, parsed: ParsedRun, result: Score) -> dict[str, Any]:
+    """The `--json` object, keyed by the required files exactly as given."""
+    valid = parsed.model_output
+    given = result.keys
+    verdicts = {given[k]: (v if valid else "no-output") for k, v in result.verdicts.items()}
+    reads = {given[k]: v for k, v in result.reads.items()}
+    calls = [
+        {"index": c.index, "tool": c.tool, "kind": c.kind, "path": c.path, "command": c.command,
+         "status": c.status}
+        for c in parsed.calls
+    ]
+    return {
+        "valid": valid,
+        "verdicts": verdicts,
+        "reads": reads,
+        "moment_at": result.moment_at,
+        "calls": calls,
+        "host_version": parsed.init.host_version if parsed.init else None,
+        "overall": result.overall if valid else "no-output",
+        "kind": spec.kind,
+        "moment": spec.moment,
+    }
+
+
+def render_table(payload: dict[str, Any]) -> str:
+    """A plain-text view of the same facts, for people."""
+    lines = [f"{'#':>3}  {'status':<7} {'kind':<6} {'tool':<18} target"]
+    for c in payload["calls"]:
+        mark = "  <- moment" if c["index"] == payload["moment_at"] else ""
+        target = c["path"] or c["command"] or ""
+        lines.append(f"{c['index']:>3}  {c['status']:<7} {c['kind']:<6} {c['tool']:<18} {target}{mark}")
+    moment = payload["moment_at"]
+    lines.append(f"moment: {payload['moment']} at {'never' if moment is None else '#' + str(moment)}")
+    for name, verdict in payload["verdicts"].items():
+        read = payload["reads"][name]
+        lines.append(f"{name}: {verdict} (read at {'never' if read is None else '#' + str(read)})")
+    lines.append(f"overall: {payload['overall']}" + ("" if payload["valid"] else " (no model output)"))
+    return "\n".join(lines)
