@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
+from workbench.core.errors import InputError
 from workbench.core.events import Event, ParsedRun
 
 
@@ -27,7 +28,20 @@ HOSTS = ("claude", "codex", "opencode", "gemini", "grok", "sim")
 
 def make_parser(host: str, session_log: Iterable[str] | None = None) -> StreamParser:
     """A fresh parser for HOST; Codex may take its rollout session log for the refusals --json omits."""
-    raise NotImplementedError(host)
+    from workbench.core.parsers import claude, codex, gemini, grok, opencode, sim
+
+    if host == "codex":
+        return codex.CodexParser(session_log)
+    simple: dict[str, type[StreamParser]] = {
+        "claude": claude.ClaudeParser,
+        "opencode": opencode.OpenCodeParser,
+        "gemini": gemini.GeminiParser,
+        "grok": grok.GrokParser,
+        "sim": sim.SimParser,
+    }
+    if host not in simple:
+        raise InputError(f"unknown host {host!r}; known: {', '.join(HOSTS)}", field="host")
+    return simple[host]()
 
 
 def parse_lines(host: str, lines: Iterable[str], session_log: Iterable[str] | None = None) -> ParsedRun:

@@ -1,0 +1,303 @@
+"""Codex `exec --json` (thread/turn/item events), optionally merged with its rollout session log.
+
+From --json: `command_execution` items (command unwrapped from `/bin/bash -lc '...'`; status
+`failed` with a non-zero exit is "error" with that exit code — reads in it may still have run),
+`file_change` items (ONE edit call per changed path, tool `apply_patch`), `agent_message` text,
+`turn.completed` usage (summed over turns), `turn.failed` / `error` as the run's error.
+
+The trap: actions refused by the sandbox or by policy produce NO --json event at all. Given the
+rollout log (`$CODEX_HOME/sessions/.../rollout-*.jsonl`), the parser knows every call the model
+issued, in order (`response_item` function_call `exec_command`/`shell`, custom_tool_call
+`apply_patch`, with their outputs). Each --json call is matched to the next rollout call with the
+same command (or a patch naming the same path); rollout calls skipped over by a match, and those
+left at the end, are the omitted ones: they are emitted at their position, with status "denied"
+when their output shows a refusal ("patch rejected", "Read-only file system", "Operation not
+permitted", ...), else "error" (or "ok" for a zero exit). The rollout's `session_meta.cli_version`
+is the host version (--json has none).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbench.core.events import Event, InitSeen, RunEnded, TextSeen, UsageSeen
+from workbench.core.evidence import unreadable_paths
+from workbench.core.models import CallStatus, Usage
+from workbench.core.parsers.common import (
+    BadShape,
+    CallBook,
+    JsonLineParser,
+    excerpt,
+    exit_code_in,
+    get_dict,
+    get_int,
+    get_list,
+    get_str,
+    unwrap_argv,
+    unwrap_command,
+)
+
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$", re.MULTILINE)
+_REFUSAL = re.compile(
+    r"patch rejected|rejected by|Read-only file system|Operation not permitted|sandbox denied"
+    r"|blocked by (?:the )?(?:sandbox|policy)|not permitted by",
+    re.IGNORECASE,
+)
+_ITEM_STATUS: dict[str, CallStatus] = {"completed": "ok", "failed": "error", "declined": "denied"}
+
+
+@dataclass
+class RolloutCall:
+    """One call as the rollout log records it, with its output once seen."""
+
+    call_id: str | None
+    tool: str
+    command: str | None = None
+    paths: list[str] = field(default_factory=list)
+    output: str | None = None
+
+    def calls(self) -> list[dict[str, Any]]:
+        """Fields of the normalized call(s) for an omitted action (one per patched path)."""
+        text = self.output or ""
+        status: CallStatus
+        code = exit_code_in(text)
+        if _REFUSAL.search(text):
+            status = "denied"
+        elif self.output is None or (code is not None and code != 0):
+            status = "error"
+        else:
+            status = "ok"
+        shown = text.split("\nOutput:\n", 1)[-1] if self.output is not None else None
+        base = {"tool": self.tool, "call_id": self.call_id, "status": status, "result": excerpt(shown)}
+        if self.command is not None:
+            return [{**base, "kind": "shell", "command": self.command, "exit_code": code,
+                     "unreadable": unreadable_paths(text)}]
+        paths: list[str | None] = list(self.paths) or [None]
+        return [{**base, "kind": "edit", "path": p} for p in paths]
+
+
+def read_rollout(lines: Iterable[str]) -> tuple[str | None, list[RolloutCall]]:
+    """The cli_version and every call of a rollout log, in issue order; bad lines are ignored."""
+    version: str | None = None
+    calls: list[RolloutCall] = []
+    by_id: dict[str, RolloutCall] = {}
+    for line in lines:
+        try:
+            obj = json.loads(line)
+        except (ValueError, RecursionError, TypeError):
+            continue
+        payload = get_dict(obj, "payload")
+        if get_str(obj, "type") == "session_meta":
+            version = get_str(payload, "cli_version") or version
+            continue
+        if get_str(obj, "type") != "response_item":
+            continue
+        call = _rollout_call(payload)
+        if call is not None:
+            calls.append(call)
+            if call.call_id:
+                by_id[call.call_id] = call
+        elif get_str(payload, "type") in ("function_call_output", "custom_tool_call_output"):
+            target = by_id.get(get_str(payload, "call_id") or "")
+            output = payload.get("output")
+            if target is not None:
+                target.output = output if isinstance(output, str) else get_str(output, "content") or ""
+    return version, calls
+
+
+def _rollout_call(payload: dict[str, Any]) -> RolloutCall | None:
+    kind, name, call_id = get_str(payload, "type"), get_str(payload, "name"), get_str(payload, "call_id")
+    if kind == "custom_tool_call" and name == "apply_patch":
+        return RolloutCall(call_id, "apply_patch", paths=_PATCH_FILE.findall(get_str(payload, "input") or ""))
+    if kind == "function_call" and name in ("exec_command", "shell", "container.exec"):
+        try:
+            args = json.loads(get_str(payload, "arguments") or "")
+        except (ValueError, RecursionError):
+            return None
+        command = get_str(args, "cmd")
+        argv = get_list(args, "command")
+        if command is None and argv and all(isinstance(a, str) for a in argv):
+            command = unwrap_argv(argv)
+        elif command is None:
+            command = get_str(args, "command")
+        return RolloutCall(call_id, name, command=unwrap_command(command) if command else None) if command \
+            else None
+    if kind == "function_call" and name == "apply_patch":
+        patch = get_str(payload, "arguments") or ""
+        return RolloutCall(call_id, "apply_patch", paths=_PATCH_FILE.findall(patch))
+    return None
+
+
+class CodexParser(JsonLineParser):
+    """Codex exec --json; with a rollout log, also the refused calls --json leaves out."""
+
+    host = "codex"
+
+    def __init__(self, session_log: Iterable[str] | None = None) -> None:
+        super().__init__()
+        self.book = CallBook()
+        self.items: dict[str, list[int]] = {}
+        self.usage = Usage()
+        self.last_text: str | None = None
+        self.error: str | None = None
+        self.version: str | None = None
+        self.rollout: list[RolloutCall] | None = None
+        if session_log is not None:
+            self.version, self.rollout = read_rollout(session_log)
+        self.cursor = 0
+        self.init_sent = False
+
+    def feed(self, line: str) -> list[Event]:
+        events: list[Event] = []
+        if not self.init_sent and self.version is not None:
+            self.init_sent = True
+            events.append(InitSeen(host_version=self.version))
+        return events + super().feed(line)
+
+    def handle(self, obj: dict[str, Any]) -> list[Event]:
+        kind = obj.get("type")
+        if kind in ("thread.started", "turn.started"):
+            return []
+        if kind in ("item.started", "item.updated", "item.completed"):
+            item = obj.get("item")
+            if not isinstance(item, dict):
+                raise BadShape("item event without an item")
+            return self.on_item(item, done=kind == "item.completed")
+        if kind == "turn.completed":
+            return self.on_turn_completed(obj)
+        if kind == "turn.failed":
+            self.error = get_str(get_dict(obj, "error"), "message") or self.error or "turn failed"
+            return [RunEnded(is_error=True, error=self.error)]
+        if kind == "error":
+            self.error = get_str(obj, "message") or "error"
+            return [RunEnded(is_error=True, error=self.error)]
+        raise BadShape(f"unknown event type {kind!r}" if isinstance(kind, str) else "no event type")
+
+    def on_item(self, item: dict[str, Any], done: bool) -> list[Event]:
+        kind = get_str(item, "type")
+        item_id = get_str(item, "id")
+        if kind == "agent_message":
+            text = get_str(item, "text")
+            if done and text:
+                self.last_text = text
+                return [TextSeen(text)]
+            return []
+        if kind == "error":
+            self.error = get_str(item, "message") or self.error
+            return []
+        if kind == "command_execution":
+            command = get_str(item, "command")
+            if command is None:
+                raise BadShape("command_execution without a command")
+            fields = [{"tool": "exec_command", "kind": "shell", "command": unwrap_command(command)}]
+        elif kind == "file_change":
+            changes = [get_str(c, "path") for c in get_list(item, "changes")]
+            fields = [{"tool": "apply_patch", "kind": "edit", "path": p} for p in changes if p] or [
+                {"tool": "apply_patch", "kind": "edit"}
+            ]
+        elif kind in ("mcp_tool_call", "web_search"):
+            name = get_str(item, "tool") or get_str(item, "query") or kind
+            fields = [{"tool": name, "kind": "other"}]
+        else:
+            return []  # reasoning, todo_list: not calls
+        events = self.start_item(item_id, fields)
+        if done:
+            events += self.finish_item(item_id, item)
+        return events
+
+    def start_item(self, item_id: str | None, fields: list[dict[str, Any]]) -> list[Event]:
+        if item_id is not None and item_id in self.items:
+            return []
+        events: list[Event] = []
+        position = self.match(fields[0])
+        if position is not None:
+            events += self.emit_omitted(position)
+            self.cursor = position + 1
+            rollout_id = self.rollout[position].call_id if self.rollout else None
+            fields = [{**f, "tool": self.rollout[position].tool} for f in fields] if self.rollout else fields
+        else:
+            rollout_id = None
+        indexes = []
+        for f in fields:
+            event = self.book.start(item_id, **f)
+            indexes.append(event.call.index)
+            events.append(event)
+        if rollout_id is not None:
+            self.book.by_id[rollout_id] = indexes[0]
+        if item_id is not None:
+            self.items[item_id] = indexes
+        return events
+
+    def finish_item(self, item_id: str | None, item: dict[str, Any]) -> list[Event]:
+        indexes = self.items.get(item_id or "", [])
+        status = _ITEM_STATUS.get(get_str(item, "status") or "", "ok")
+        output = get_str(item, "aggregated_output")
+        code = get_int(item, "exit_code")
+        events: list[Event] = []
+        for index in indexes:
+            call = self.book.calls[index]
+            updates: dict[str, Any] = {"status": status}
+            if call.kind == "shell":
+                if status == "ok" and code not in (None, 0):
+                    updates["status"] = "error"
+                updates.update(exit_code=code, result=excerpt(output))
+                updates["unreadable"] = unreadable_paths(output or "")
+            events.append(self.book.finish(call, **updates))
+        return events
+
+    def match(self, fields: dict[str, Any]) -> int | None:
+        """Rollout position of the next call with this command or patched path, from the cursor."""
+        if not self.rollout:
+            return None
+        for position in range(self.cursor, len(self.rollout)):
+            candidate = self.rollout[position]
+            if fields["kind"] == "shell" and candidate.command is not None:
+                if candidate.command.strip() == (fields.get("command") or "").strip():
+                    return position
+            elif fields["kind"] == "edit" and candidate.command is None:
+                path = fields.get("path") or ""
+                if not candidate.paths or any(path.endswith(p) or p.endswith(path) for p in candidate.paths):
+                    return position
+        return None
+
+    def emit_omitted(self, until: int) -> list[Event]:
+        """Calls the rollout has before position UNTIL that --json never showed: emitted as finished."""
+        events: list[Event] = []
+        rollout = self.rollout or []
+        for position in range(self.cursor, min(until, len(rollout))):
+            for fields in rollout[position].calls():
+                call_id = fields.pop("call_id")
+                head = {k: v for k, v in fields.items() if k in ("tool", "kind")}
+                started = self.book.start(call_id, **head)
+                events.append(self.book.finish(started.call, **fields))
+        self.cursor = max(self.cursor, until)
+        return events
+
+    def on_turn_completed(self, obj: dict[str, Any]) -> list[Event]:
+        usage = get_dict(obj, "usage")
+        self.usage = Usage(
+            input_tokens=_add(self.usage.input_tokens, get_int(usage, "input_tokens")),
+            cached_input_tokens=_add(self.usage.cached_input_tokens, get_int(usage, "cached_input_tokens")),
+            output_tokens=_add(self.usage.output_tokens, get_int(usage, "output_tokens")),
+        )
+        return [UsageSeen(self.usage), RunEnded(is_error=False, text=self.last_text)]
+
+    def finish(self) -> list[Event]:
+        events: list[Event] = []
+        if not self.init_sent and self.version is not None:
+            self.init_sent = True
+            events.append(InitSeen(host_version=self.version))
+        if self.rollout is not None:
+            events += self.emit_omitted(len(self.rollout))
+        return events + self.book.flush_open()
+
+
+def _add(total: int | None, more: int | None) -> int | None:
+    if more is None:
+        return total
+    return (total or 0) + more
+

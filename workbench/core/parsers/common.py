@@ -1,0 +1,227 @@
+"""What every host parser shares: safe JSON line reading, typed field access, shell unwrapping, call ids.
+
+Host streams are untrusted text. `JsonLineParser.feed` turns any line that is not a JSON object, or
+whose handler meets a shape it did not expect, into a counted `LineSkipped`; it never raises.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from typing import Any
+
+from workbench.core.events import CallFinished, CallStarted, Event, LineSkipped
+from workbench.core.models import Call
+
+EXCERPT_CHARS = 300
+SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+
+
+class BadShape(Exception):
+    """A JSON line whose fields have types the parser cannot use; becomes LineSkipped."""
+
+
+def get_str(obj: object, key: str) -> str | None:
+    """obj[key] when obj is a dict and the value is a string, else None."""
+    value = obj.get(key) if isinstance(obj, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def get_int(obj: object, key: str) -> int | None:
+    """obj[key] when it is an int (not a bool), else None."""
+    value = obj.get(key) if isinstance(obj, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def get_num(obj: object, key: str) -> float | None:
+    """obj[key] when it is a finite-looking number (not a bool), else None."""
+    value = obj.get(key) if isinstance(obj, dict) else None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def get_dict(obj: object, key: str) -> dict[str, Any]:
+    """obj[key] when it is a dict, else an empty dict."""
+    value = obj.get(key) if isinstance(obj, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def get_list(obj: object, key: str) -> list[Any]:
+    """obj[key] when it is a list, else an empty list."""
+    value = obj.get(key) if isinstance(obj, dict) else None
+    return value if isinstance(value, list) else []
+
+
+def str_items(values: object) -> tuple[str, ...]:
+    """The strings of a list (dict items contribute their `name`), ignoring anything else."""
+    if not isinstance(values, list):
+        return ()
+    out: list[str] = []
+    for item in values:
+        name = item if isinstance(item, str) else get_str(item, "name")
+        if name:
+            out.append(name)
+    return tuple(out)
+
+
+def flatten_text(value: object, depth: int = 0) -> str:
+    """All text in a tool result: a string, or the `text` strings nested in lists and dicts."""
+    if depth > 20:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(t for t in (flatten_text(v, depth + 1) for v in value) if t)
+    if isinstance(value, dict):
+        text = value.get("text")
+        if isinstance(text, str):
+            return text
+        for key in ("content", "output"):
+            if key in value:
+                return flatten_text(value[key], depth + 1)
+    return ""
+
+
+def excerpt(text: str | None) -> str | None:
+    """The first EXCERPT_CHARS characters of a tool result, or None when there is none."""
+    if not text:
+        return None
+    return text[:EXCERPT_CHARS]
+
+
+def unwrap_command(command: str) -> str:
+    """The command a shell wrapper runs: `/bin/bash -lc 'X'`, `sh -c X`, `zsh -lc X` give X."""
+    current = command
+    for _ in range(3):
+        try:
+            argv = shlex.split(current)
+        except ValueError:
+            return current
+        inner = _wrapped(argv)
+        if inner is None:
+            return current
+        current = inner
+    return current
+
+
+def unwrap_argv(argv: list[str]) -> str:
+    """A command given as an argv list, unwrapped from a shell wrapper when it has one."""
+    inner = _wrapped(argv)
+    return unwrap_command(inner) if inner is not None else shlex.join(argv)
+
+
+def _wrapped(argv: list[str]) -> str | None:
+    if len(argv) < 3 or argv[0].rsplit("/", 1)[-1] not in SHELLS:
+        return None
+    for pos in range(1, len(argv) - 1):
+        flag = argv[pos]
+        if not flag.startswith("-") or flag.startswith("--"):
+            return None
+        if "c" in flag[1:]:
+            return argv[pos + 1]
+    return None
+
+
+_EXIT_PATTERNS = [
+    re.compile(r"^(?:Error: )?Exit code:? (-?\d+)", re.MULTILINE),
+    re.compile(r"Process exited with code (-?\d+)"),
+    re.compile(r"^Exit Code: (-?\d+)", re.MULTILINE),
+]
+
+
+def exit_code_in(text: str) -> int | None:
+    """An exit code a host wrote into a tool result ("Exit code 2", "Process exited with code 1")."""
+    for pattern in _EXIT_PATTERNS:
+        match = pattern.search(text)
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def failed_read_paths(call: Call, text: str) -> list[str]:
+    """What a failed or refused call left unread: the output's evidence, else a read tool's own target."""
+    from workbench.core.evidence import unreadable_paths
+
+    found = unreadable_paths(text)
+    if call.kind == "read" and call.path and call.path not in found:
+        found.append(call.path)
+    return found
+
+
+class CallBook:
+    """Gives calls their issue-order index and keeps the latest form of each by the host's id."""
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+        self.by_id: dict[str, int] = {}
+        self.finished: set[int] = set()
+
+    def start(self, call_id: str | None, **fields: Any) -> CallStarted:
+        """Register a newly issued call."""
+        call = Call(index=len(self.calls), call_id=call_id, **fields)
+        self.calls.append(call)
+        if call_id is not None:
+            self.by_id[call_id] = call.index
+        return CallStarted(call)
+
+    def get(self, call_id: str | None) -> Call | None:
+        """The call with the host's id, if it was started."""
+        index = self.by_id.get(call_id) if call_id is not None else None
+        return self.calls[index] if index is not None else None
+
+    def finish(self, call: Call, **updates: Any) -> CallFinished:
+        """The final form of CALL with UPDATES applied."""
+        final = call.model_copy(update=updates)
+        self.calls[final.index] = final
+        self.finished.add(final.index)
+        return CallFinished(final)
+
+    def flush_open(self) -> list[Event]:
+        """Close calls that never got a result: status error, since their output never arrived."""
+        return [
+            self.finish(call, status="error", result=call.result or "(no result before the stream ended)")
+            for call in list(self.calls)
+            if call.index not in self.finished
+        ]
+
+
+class JsonLineParser:
+    """Base for JSON-lines parsers: numbering, decoding and the never-raise guarantee."""
+
+    host = "?"
+
+    def __init__(self) -> None:
+        self.line_no = 0
+
+    def feed(self, line: str) -> list[Event]:
+        """Parse one line into events; a bad line gives one LineSkipped."""
+        self.line_no += 1
+        text = line.strip() if isinstance(line, str) else ""
+        if not text:
+            return []
+        try:
+            obj = json.loads(text)
+        except (ValueError, RecursionError):
+            return [self.skipped("not JSON")]
+        if not isinstance(obj, dict):
+            return [self.skipped("not a JSON object")]
+        try:
+            return self.handle(obj)
+        except BadShape as exc:
+            return [self.skipped(str(exc) or "unexpected shape")]
+        except Exception as exc:  # noqa: BLE001 - a host line must never crash a live run
+            return [self.skipped(f"unexpected shape ({type(exc).__name__})")]
+
+    def skipped(self, reason: str) -> LineSkipped:
+        """A LineSkipped for the current line."""
+        return LineSkipped(line_no=self.line_no, reason=reason)
+
+    def handle(self, obj: dict[str, Any]) -> list[Event]:
+        """Turn one decoded JSON object into events (subclasses)."""
+        raise NotImplementedError
+
+    def finish(self) -> list[Event]:
+        """Events owed at the end of the stream (subclasses)."""
+        return []

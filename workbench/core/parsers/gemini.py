@@ -1,0 +1,145 @@
+"""Gemini CLI `-o stream-json`: init / message / tool_use / tool_result / error / result events.
+
+The traps: a failing shell command still reports `status: success` with no exit code, so a
+failed read inside it shows only as `unreadable` evidence in the output; a successful
+`read_file` has empty output; a read outside the workspace is an `error` ("Path not in
+workspace", `invalid_tool_params`) — status "error", never "ok"; a policy or user refusal is
+"denied". `result.stats` gives the usage; `result.status: error` ends the run with an error.
+No version is in the stream.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from workbench.core.events import Event, InitSeen, RunEnded, TextSeen, UsageSeen
+from workbench.core.evidence import unreadable_paths
+from workbench.core.models import CallKind, Usage
+from workbench.core.parsers.common import (
+    BadShape,
+    CallBook,
+    JsonLineParser,
+    excerpt,
+    exit_code_in,
+    failed_read_paths,
+    flatten_text,
+    get_dict,
+    get_int,
+    get_list,
+    get_str,
+    unwrap_command,
+)
+
+KINDS: dict[str, CallKind] = {
+    "read_file": "read",
+    "read_many_files": "read",
+    "run_shell_command": "shell",
+    "replace": "edit",
+    "edit": "edit",
+    "write_file": "edit",
+    "activate_skill": "skill",
+    "delegate_to_agent": "agent",
+}
+_DENIAL = re.compile(
+    r"denied by (?:the )?(?:policy|user)|Tool execution denied|was denied|rejected by (?:the )?user"
+    r"|User (?:cancelled|declined)|not allowed by (?:the )?policy",
+    re.IGNORECASE,
+)
+
+
+class GeminiParser(JsonLineParser):
+    """Gemini CLI stream-json."""
+
+    host = "gemini"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.book = CallBook()
+        self.pending_error: str | None = None
+
+    def handle(self, obj: dict[str, Any]) -> list[Event]:
+        kind = obj.get("type")
+        if kind == "init":
+            return [InitSeen(model=get_str(obj, "model"), host_version=get_str(obj, "version"))]
+        if kind == "message":
+            content = obj.get("content")
+            if not isinstance(content, str):
+                raise BadShape("message without string content")
+            return [TextSeen(content)] if obj.get("role") == "assistant" and content else []
+        if kind == "tool_use":
+            return [self.on_tool_use(obj)]
+        if kind == "tool_result":
+            return self.on_tool_result(obj)
+        if kind == "error":
+            if get_str(obj, "severity") == "error":
+                self.pending_error = get_str(obj, "message") or "error"
+            return []
+        if kind == "result":
+            return self.on_result(obj)
+        raise BadShape(f"unknown event type {kind!r}" if isinstance(kind, str) else "no event type")
+
+    def on_tool_use(self, obj: dict[str, Any]) -> Event:
+        tool = get_str(obj, "tool_name") or "?"
+        args = get_dict(obj, "parameters")
+        kind = KINDS.get(tool, "other")
+        fields: dict[str, Any] = {"tool": tool, "kind": kind}
+        if kind == "shell":
+            command = get_str(args, "command")
+            fields["command"] = unwrap_command(command) if command is not None else None
+        elif kind == "skill":
+            fields["skill"] = get_str(args, "name")
+        else:
+            paths = [p for p in get_list(args, "paths") if isinstance(p, str)]
+            fields["path"] = (
+                get_str(args, "file_path") or get_str(args, "absolute_path") or get_str(args, "path")
+                or get_str(args, "dir_path") or (paths[0] if paths else None)
+            )
+        return self.book.start(get_str(obj, "tool_id"), **fields)
+
+    def on_tool_result(self, obj: dict[str, Any]) -> list[Event]:
+        call = self.book.get(get_str(obj, "tool_id"))
+        if call is None:
+            raise BadShape("tool_result for an unknown tool_id")
+        output = get_str(obj, "output") or ""
+        error = obj.get("error")
+        error_text = (get_str(error, "message") or flatten_text(error)) if error is not None else ""
+        status = get_str(obj, "status")
+        updates: dict[str, Any] = {"result": excerpt(output or error_text)}
+        if status == "error":
+            text = error_text or output
+            if _DENIAL.search(text):
+                updates["status"] = "denied"
+                updates["unreadable"] = failed_read_paths(call, text)
+            else:
+                updates.update(status="error", unreadable=failed_read_paths(call, text))
+        elif call.kind == "shell":
+            updates["exit_code"] = exit_code_in(output)
+            updates["unreadable"] = unreadable_paths(output)
+            if updates["exit_code"] not in (None, 0):
+                updates["status"] = "error"
+        return [self.book.finish(call, **updates)]
+
+    def on_result(self, obj: dict[str, Any]) -> list[Event]:
+        stats = get_dict(obj, "stats")
+        events: list[Event] = []
+        if stats:
+            events.append(
+                UsageSeen(
+                    Usage(
+                        input_tokens=get_int(stats, "input_tokens"),
+                        output_tokens=get_int(stats, "output_tokens"),
+                        cached_input_tokens=get_int(stats, "cached"),
+                    )
+                )
+            )
+        models = list(get_dict(stats, "models"))
+        is_error = get_str(obj, "status") == "error"
+        error = None
+        if is_error:
+            error = get_str(get_dict(obj, "error"), "message") or self.pending_error or "error"
+        events.append(RunEnded(is_error=is_error, error=error, served_model=models[0] if models else None))
+        return events
+
+    def finish(self) -> list[Event]:
+        return self.book.flush_open()

@@ -1,0 +1,169 @@
+"""OpenCode `run --format json`: step_start / text / tool_use / step_finish / error events.
+
+A `tool_use` event arrives once, after the tool finished (`part.state.status` completed or
+error). The traps: a non-zero bash exit is still `completed` (status "error" here, with
+`metadata.exit`); a permission refusal is `error` with "The user rejected permission ..."
+(status "denied"); other errors are "error". Usage is summed over `step_finish` events; there is
+no init event (no version) and no final summary: the run ends at a `step_finish` with reason
+`stop`, at an `error` event, or at the end of the stream.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from workbench.core.events import Event, RunEnded, TextSeen, UsageSeen
+from workbench.core.evidence import unreadable_paths
+from workbench.core.models import CallKind, Usage
+from workbench.core.parsers.common import (
+    BadShape,
+    CallBook,
+    JsonLineParser,
+    excerpt,
+    failed_read_paths,
+    get_dict,
+    get_int,
+    get_num,
+    get_str,
+    unwrap_command,
+)
+
+KINDS: dict[str, CallKind] = {
+    "read": "read",
+    "edit": "edit",
+    "write": "edit",
+    "patch": "edit",
+    "multiedit": "edit",
+    "apply_patch": "edit",
+    "bash": "shell",
+    "skill": "skill",
+    "task": "agent",
+}
+_DENIAL = re.compile(r"rejected permission|permission (?:was )?denied by|user dismissed", re.IGNORECASE)
+
+
+class OpenCodeParser(JsonLineParser):
+    """OpenCode run --format json."""
+
+    host = "opencode"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.book = CallBook()
+        self.usage = Usage()
+        self.last_text: str | None = None
+        self.ended = False
+
+    def handle(self, obj: dict[str, Any]) -> list[Event]:
+        kind = obj.get("type")
+        part = obj.get("part")
+        if kind == "error":
+            return self.on_error(obj)
+        if not isinstance(part, dict):
+            raise BadShape(f"{kind!r} event without a part" if isinstance(kind, str) else "no event type")
+        if kind == "step_start":
+            return []
+        if kind == "text":
+            text = get_str(part, "text")
+            if text:
+                self.last_text = text
+                return [TextSeen(text)]
+            return []
+        if kind == "tool_use":
+            return self.on_tool(part)
+        if kind == "step_finish":
+            return self.on_step_finish(part)
+        if kind == "reasoning":
+            return []
+        raise BadShape(f"unknown event type {kind!r}" if isinstance(kind, str) else "no event type")
+
+    def on_tool(self, part: dict[str, Any]) -> list[Event]:
+        state = part.get("state")
+        if not isinstance(state, dict):
+            raise BadShape("tool_use without a state")
+        call_id = get_str(part, "callID")
+        events: list[Event] = []
+        call = self.book.get(call_id)
+        if call is None:
+            tool = get_str(part, "tool") or "?"
+            args = get_dict(state, "input")
+            kind = KINDS.get(tool, "other")
+            fields: dict[str, Any] = {"tool": tool, "kind": kind}
+            if kind == "shell":
+                command = get_str(args, "command")
+                fields["command"] = unwrap_command(command) if command is not None else None
+            elif kind == "skill":
+                fields["skill"] = get_str(args, "name") or get_str(args, "skill")
+            else:
+                fields["path"] = get_str(args, "filePath") or get_str(args, "path")
+            started = self.book.start(call_id, **fields)
+            events.append(started)
+            call = started.call
+        status = get_str(state, "status")
+        if status not in ("completed", "error"):
+            return events  # pending / running: the final event follows
+        output = get_str(state, "output") or ""
+        updates: dict[str, Any] = {}
+        if status == "error":
+            error = get_str(state, "error") or "error"
+            updates["result"] = excerpt(error)
+            if _DENIAL.search(error):
+                updates["status"] = "denied"
+                updates["unreadable"] = failed_read_paths(call, error)
+            else:
+                updates.update(status="error", unreadable=failed_read_paths(call, error))
+        else:
+            updates["result"] = excerpt(output)
+            updates["status"] = "ok"
+            if call.kind == "shell":
+                code = get_int(get_dict(state, "metadata"), "exit")
+                updates["exit_code"] = code
+                updates["unreadable"] = unreadable_paths(output)
+                if code not in (None, 0):
+                    updates["status"] = "error"
+        events.append(self.book.finish(call, **updates))
+        return events
+
+    def on_step_finish(self, part: dict[str, Any]) -> list[Event]:
+        tokens = get_dict(part, "tokens")
+        cache = get_dict(tokens, "cache")
+        fresh = get_int(tokens, "input")
+        read, write = get_int(cache, "read"), get_int(cache, "write")
+        step_in = None if fresh is None else fresh + (read or 0) + (write or 0)
+        cost = get_num(part, "cost")
+        self.usage = Usage(
+            input_tokens=_add(self.usage.input_tokens, step_in),
+            output_tokens=_add(self.usage.output_tokens, get_int(tokens, "output")),
+            cached_input_tokens=_add(self.usage.cached_input_tokens, read),
+            cost_usd=None if cost is None and self.usage.cost_usd is None
+            else (self.usage.cost_usd or 0.0) + (cost or 0.0),
+        )
+        events: list[Event] = [UsageSeen(self.usage)]
+        if get_str(part, "reason") == "stop":
+            self.ended = True
+            events.append(RunEnded(is_error=False, text=self.last_text))
+        return events
+
+    def on_error(self, obj: dict[str, Any]) -> list[Event]:
+        error = obj.get("error")
+        message = (
+            get_str(get_dict(error, "data"), "message") or get_str(error, "message") or get_str(error, "name")
+            if isinstance(error, dict)
+            else error if isinstance(error, str) else None
+        )
+        self.ended = True
+        return [RunEnded(is_error=True, error=message or "error")]
+
+    def finish(self) -> list[Event]:
+        events = self.book.flush_open()
+        if not self.ended:
+            self.ended = True
+            events.append(RunEnded(is_error=False, text=self.last_text))
+        return events
+
+
+def _add(total: int | None, more: int | None) -> int | None:
+    if more is None:
+        return total
+    return (total or 0) + more
