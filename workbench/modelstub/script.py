@@ -1,0 +1,162 @@
+"""The host-neutral model script: what the scripted model says and which tools it calls, step by step.
+
+One script drives every host: the server maps each portable call (read, shell, edit, write, skill) to
+the host's own tool, so a case's ground truth is written once. Paths and commands may use the
+placeholders `{repo}`, `{plugin}`, `{home}` and `{outside}`, filled in per run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from workbench.core.errors import InputError
+
+CallKind = Literal["read", "shell", "edit", "write", "skill"]
+_KINDS: tuple[CallKind, ...] = ("read", "shell", "edit", "write", "skill")
+PLACEHOLDERS: tuple[str, ...] = ("repo", "plugin", "home", "outside")
+"""The placeholder names a script may use; a mapping given to the server may add more."""
+
+
+class EditSpec(BaseModel):
+    """Replace the text `old` by `new` in the file `path` (a substring, as the hosts' edit tools do)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    old: str
+    new: str
+
+
+class WriteSpec(BaseModel):
+    """Write `content` as the whole file `path`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    content: str
+
+
+class ScriptCall(BaseModel):
+    """One portable tool call: exactly one of read, shell, edit, write, skill."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    read: str | None = Field(default=None, description="Read this file.")
+    shell: str | None = Field(default=None, description="Run this shell command.")
+    edit: EditSpec | None = Field(default=None, description="Replace text in a file.")
+    write: WriteSpec | None = Field(default=None, description="Write a whole file.")
+    skill: str | None = Field(default=None, description="Load this skill by name.")
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> ScriptCall:
+        given = [name for name in _KINDS if getattr(self, name) is not None]
+        if len(given) != 1:
+            raise ValueError(f"a call needs exactly one of {', '.join(_KINDS)} (got {given or 'none'})")
+        return self
+
+    @property
+    def kind(self) -> CallKind:
+        """Which of the five portable calls this is."""
+        return next(name for name in _KINDS if getattr(self, name) is not None)
+
+    @property
+    def path(self) -> str | None:
+        """The file a read, edit or write targets."""
+        if self.edit is not None:
+            return self.edit.path
+        if self.write is not None:
+            return self.write.path
+        return self.read
+
+
+class Step(BaseModel):
+    """One model turn: optional text, then the calls made together. No calls: the run ends here."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    say: str | None = Field(default=None, description="Text the model says before its calls.")
+    calls: list[ScriptCall] = Field(default_factory=list)
+
+
+class Script(BaseModel):
+    """A whole scripted run: `{"steps": [{"say": ..., "calls": [...]}, ...]}`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    steps: list[Step] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _end_is_last(self) -> Script:
+        for i, step in enumerate(self.steps[:-1]):
+            if not step.calls:
+                raise ValueError(f"step {i} has no calls, so it ends the run; the {len(self.steps) - 1 - i} "
+                                 "step(s) after it would never run")
+        return self
+
+    def resolved(self, placeholders: Mapping[str, str]) -> Script:
+        """A copy with every `{name}` of the mapping replaced in all texts, paths and commands."""
+        return Script.model_validate(_substitute(self.model_dump(exclude_none=True), placeholders))
+
+
+def substitute(text: str, placeholders: Mapping[str, str]) -> str:
+    """Replace `{name}` for each name in the mapping; other braces (shell, code) stay as they are."""
+    if not placeholders:
+        return text
+    pattern = re.compile("|".join(re.escape("{" + name + "}") for name in placeholders))
+    return pattern.sub(lambda m: placeholders[m.group(0)[1:-1]], text)
+
+
+def _substitute(value: Any, placeholders: Mapping[str, str]) -> Any:
+    if isinstance(value, str):
+        return substitute(value, placeholders)
+    if isinstance(value, list):
+        return [_substitute(v, placeholders) for v in value]
+    if isinstance(value, dict):
+        return {k: _substitute(v, placeholders) for k, v in value.items()}
+    return value
+
+
+def parse_script(data: Any, *, file: str | None = None) -> Script:
+    """Validate already-decoded data as a Script; the first problem becomes an InputError."""
+    try:
+        return Script.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise InputError(err["msg"], file=file, field=_loc(err["loc"]) or None) from None
+
+
+def load_script(path: str | Path) -> Script:
+    """Load a script from a .json or .toml file (other names are read as JSON)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read script: {exc}", file=str(path)) from None
+    if path.suffix.lower() == ".toml":
+        try:
+            data: Any = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            found = re.search(r"line (\d+)", str(exc))
+            raise InputError(f"invalid TOML: {exc}", file=str(path),
+                             line=int(found.group(1)) if found else None) from None
+    else:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON: {exc.msg}", file=str(path), line=exc.lineno) from None
+    return parse_script(data, file=str(path))
+
+
+def _loc(loc: tuple[int | str, ...]) -> str:
+    """`('steps', 1, 'calls', 0, 'edit', 'path')` -> `steps[1].calls[0].edit.path`."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + str(part)
+    return out

@@ -1,0 +1,248 @@
+"""The scripted model server: one local HTTP process serving all four wire APIs from one script.
+
+Stateless by design: every host resends the whole history, so the turn to answer is the number of
+model turns already in it. Requests that offer no tools (titles, routers) get canned answers and do
+not advance the script. Faults (HTTP errors, slow answers, hangs, streams cut short) are injected on
+demand so runners can test how hosts fail. Every request is logged with what the host offered the
+model: its tools and the skills (and plugins) named in its prompts.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from workbench.modelstub.anthropic import AnthropicMessages
+from workbench.modelstub.gemini import Gemini
+from workbench.modelstub.openai_chat import OpenAIChat
+from workbench.modelstub.openai_responses import OpenAIResponses
+from workbench.modelstub.script import Script
+from workbench.modelstub.turns import Turn, pick_turn, plan_turns
+from workbench.modelstub.wire import Answer, Request, WireAPI, listed_skills, plugins_of
+
+FaultKind = Literal["status", "delay", "hang", "cut"]
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A failure to inject: at model turn `step` (None: every scripted request), `times` times (None: always).
+
+    status: answer HTTP `status` (429, 500, 529, ...) with the API's error body.
+    delay:  answer normally after `delay` seconds.
+    hang:   never answer; the connection is closed when the server stops.
+    cut:    send the headers and part of the stream, then close the connection.
+    """
+
+    kind: FaultKind
+    step: int | None = None
+    status: int = 529
+    delay: float = 0.0
+    times: int | None = None
+
+
+def route(path: str) -> WireAPI | None:
+    """The wire API a request path belongs to (the query string is ignored)."""
+    path = urlsplit(path).path.rstrip("/")
+    if path.endswith("/v1/messages"):
+        return _APIS["anthropic"]
+    if path.endswith("/v1/responses") or path.endswith("/responses"):
+        return _APIS["openai-responses"]
+    if path.endswith("/chat/completions"):
+        return _APIS["openai-chat"]
+    if "/models/" in path and (path.endswith(":streamGenerateContent") or path.endswith(":generateContent")):
+        return _APIS["gemini"]
+    return None
+
+
+_APIS: dict[str, WireAPI] = {api.name: api for api in (AnthropicMessages(), OpenAIResponses(), OpenAIChat(),
+                                                       Gemini())}
+
+
+class ModelServer:
+    """`with ModelServer(script, placeholders, faults=...) as srv:` serves on 127.0.0.1 at `srv.url`."""
+
+    def __init__(self, script: Script, placeholders: Mapping[str, str] | None = None, *,
+                 faults: Iterable[Fault] = (), log_path: str | Path | None = None,
+                 host: str = "127.0.0.1", port: int = 0) -> None:
+        self.placeholders = dict(placeholders or {})
+        self.script = script.resolved(self.placeholders)
+        self.faults = list(faults)
+        self.log_path = Path(log_path) if log_path else None
+        self.requests: list[dict[str, Any]] = []
+        """Every request received: path and decoded JSON body."""
+        self.offered: list[dict[str, Any]] = []
+        """Per request: api, host, model, offered tools, listed skills and plugins, turn, fault, status."""
+        self._turns = {name: plan_turns(self.script, read_before_edit=api.read_before_edit)
+                       for name, api in _APIS.items()}
+        self._fired = [0] * len(self.faults)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._httpd = ThreadingHTTPServer((host, port), _handler_for(self))
+        self._httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def turns(self, api: str) -> list[Turn]:
+        """The turns the script expands to for a wire API (Claude gets reads before edits)."""
+        return self._turns[api]
+
+    def start(self) -> ModelServer:
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="modelstub", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread:
+            self._thread.join()
+
+    def __enter__(self) -> ModelServer:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+    def handle(self, path: str, body: dict[str, Any]) -> tuple[WireAPI | None, Request | None, Fault | None]:
+        """Parse and log one request; the answer is rendered by the handler."""
+        api = route(path)
+        request = api.parse(path, body) if api else None
+        fault = self._fault_for(request.model_turns) if request and request.scripted else None
+        skills = listed_skills(request.texts) if request else []
+        entry = {"n": len(self.requests), "time": time.time(), "path": path,
+                 "api": api.name if api else None, "host": api.host if api else None,
+                 "model": request.model if request else None,
+                 "tools": sorted(request.tools) if request else [], "skills": skills,
+                 "plugins": plugins_of(skills), "scripted": bool(request and request.scripted),
+                 "turn": request.model_turns if request and request.scripted else None,
+                 "fault": fault.kind if fault else None}
+        with self._lock:
+            self.requests.append({"path": path, "body": body})
+            self.offered.append(entry)
+            if self.log_path:
+                with self.log_path.open("a", encoding="utf-8") as log:
+                    log.write(json.dumps(entry) + "\n")
+        return api, request, fault
+
+    def answer(self, api: WireAPI, request: Request) -> Answer:
+        turn = pick_turn(self._turns[api.name], request.model_turns) if request.scripted else None
+        return api.answer(turn, request, self.placeholders)
+
+    def _fault_for(self, turn: int) -> Fault | None:
+        with self._lock:
+            for index, fault in enumerate(self.faults):
+                if fault.step not in (None, turn):
+                    continue
+                if fault.times is not None and self._fired[index] >= fault.times:
+                    continue
+                self._fired[index] += 1
+                return fault
+        return None
+
+
+def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(_Handler):
+        model = server
+    return Handler
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """HTTP/1.1 with chunked streams, so a stream cut short is a visible protocol error."""
+
+    protocol_version = "HTTP/1.1"
+    model: ModelServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+        """Quiet: the server's own log is `offered`."""
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib hook name
+        self._send_json(404, {"error": {"message": f"not served: {self.path}"}})
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib hook name
+        try:
+            body = json.loads(self._read_body() or b"{}")
+        except (ValueError, OSError) as exc:
+            self._send_json(400, {"error": {"message": f"bad request body: {exc}"}})
+            return
+        if not isinstance(body, dict):
+            self._send_json(400, {"error": {"message": "request body must be a JSON object"}})
+            return
+        api, request, fault = self.model.handle(self.path, body)
+        if api is None or request is None:
+            self._send_json(404, {"error": {"message": f"not served: {self.path}"}})
+            return
+        if fault and fault.kind == "hang":
+            self.model._stop.wait()
+            self.close_connection = True
+            return
+        if fault and fault.kind == "delay" and self.model._stop.wait(fault.delay):
+            return
+        if fault and fault.kind == "status":
+            self._send(fault.status, "application/json", api.error(fault.status))
+            return
+        answer = self.model.answer(api, request)
+        if not answer.stream:
+            self._send(answer.status, answer.content_type, b"".join(answer.chunks))
+            return
+        self.send_response(answer.status)
+        self.send_header("Content-Type", answer.content_type)
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        cut = bool(fault and fault.kind == "cut")
+        chunks = answer.chunks[: max(1, len(answer.chunks) // 2)] if cut else answer.chunks
+        for chunk in chunks:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            self.wfile.flush()
+        if cut:
+            self.close_connection = True
+            return
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _read_body(self) -> bytes:
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            data = b""
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    self.rfile.readline()
+                    break
+                data += self.rfile.read(size)
+                self.rfile.readline()
+        else:
+            data = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        encoding = self.headers.get("Content-Encoding", "").lower()
+        if encoding == "gzip":
+            return gzip.decompress(data)
+        if encoding not in ("", "identity"):
+            raise ValueError(f"unsupported Content-Encoding {encoding}")
+        return data
+
+    def _send(self, status: int, content_type: str, data: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_json(self, status: int, obj: Any) -> None:
+        self._send(status, "application/json", json.dumps(obj).encode())

@@ -1,0 +1,67 @@
+"""Expand a script into the model turns one host will see, and pick the turn for a request.
+
+The server is stateless: the turn to answer is the number of model turns already in the request's
+history. Most hosts get one turn per script step. Claude Code refuses to edit a file it has not read
+in the session, so for it an edit of an unread file is preceded by an extra turn that reads it; the
+expansion is computed from the script alone, so the count stays right on every request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workbench.modelstub.script import Script, ScriptCall
+
+FINAL_TEXT = "Done."
+"""What the model says when the script's last step still made calls."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One model answer: optional text, then calls; no calls means the run ends."""
+
+    text: str | None
+    calls: tuple[ScriptCall, ...]
+    step: int
+    """The script step this turn comes from (inserted reads belong to the step of their edit)."""
+
+    @property
+    def final(self) -> bool:
+        return not self.calls
+
+
+def plan_turns(script: Script, *, read_before_edit: bool = False) -> list[Turn]:
+    """The host's turns for a script, always ending with a turn without calls."""
+    turns: list[Turn] = []
+    read: set[str] = set()
+    for index, step in enumerate(script.steps):
+        text = step.say
+        current: list[ScriptCall] = []
+        for call in step.calls:
+            if call.read is not None:
+                read.add(call.read)
+            elif call.edit is not None and read_before_edit and call.edit.path not in read:
+                current.append(ScriptCall(read=call.edit.path))
+                turns.append(Turn(text, tuple(current), index))
+                text, current = None, []
+                read.add(call.edit.path)
+            current.append(call)
+        turns.append(Turn(text, tuple(current), index))
+    if turns[-1].calls:
+        turns.append(Turn(FINAL_TEXT, (), len(script.steps)))
+    return turns
+
+
+def pick_turn(turns: list[Turn], model_turns: int) -> Turn:
+    """The turn to answer after `model_turns` model turns; past the end, the final text again."""
+    return turns[min(model_turns, len(turns) - 1)]
+
+
+def count_runs(flags: list[bool]) -> int:
+    """Number of maximal runs of True: model turns, however a host splits one turn into messages."""
+    runs, previous = 0, False
+    for flag in flags:
+        if flag and not previous:
+            runs += 1
+        previous = flag
+    return runs
