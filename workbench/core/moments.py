@@ -1,0 +1,195 @@
+"""Moment specs: the action a routing row governs, and where in a run it first happened.
+
+A spec is `edit`, `end`, `bash:<regex>`, `tool:<regex>`, a preset (`commit`, `pr`, `merge`,
+`release`, `issue`), or a comma-separated list of those (the earliest wins). The moment is the
+first ATTEMPT: a denied or failed call counts, because the agent had already decided to act.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from workbench.core.errors import InputError
+from workbench.core.models import Call
+from workbench.core.shell import analyze
+
+AltKind = Literal["edit", "end", "bash", "tool", "preset"]
+
+
+def _git_sub(words: list[str]) -> tuple[str, list[str]] | None:
+    """`git [-C dir] [-c k=v] [--opts] SUB args...` -> (SUB, args)."""
+    if not words or words[0].rsplit("/", 1)[-1] != "git":
+        return None
+    i = 1
+    while i < len(words) and words[i].startswith("-"):
+        i += 2 if words[i] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
+    return (words[i], words[i + 1:]) if i < len(words) else None
+
+
+def _gh(words: list[str], group: str, actions: set[str]) -> bool:
+    if not words or words[0].rsplit("/", 1)[-1] != "gh":
+        return False
+    rest = [w for w in words[1:] if not w.startswith("-")]
+    return len(rest) >= 2 and rest[0] == group and rest[1] in actions
+
+
+def is_commit(words: list[str]) -> bool:
+    """`git commit` (any global options); not the plumbing `git commit-tree`."""
+    sub = _git_sub(words)
+    return sub is not None and sub[0] == "commit"
+
+
+def is_pr(words: list[str]) -> bool:
+    """Opening or updating a PR: `gh pr create|edit|ready`; reading commands are not."""
+    return _gh(words, "pr", {"create", "edit", "ready"})
+
+
+def is_merge(words: list[str]) -> bool:
+    """`git merge <ref>` (not `merge-base`, `--abort`, `--quit`) or `gh pr merge`."""
+    if _gh(words, "pr", {"merge"}):
+        return True
+    sub = _git_sub(words)
+    return sub is not None and sub[0] == "merge" and not {"--abort", "--quit"} & set(sub[1])
+
+
+_TAG_NO_CREATE = {"-l", "--list", "-d", "--delete", "-v", "--verify", "--contains", "--no-contains",
+                  "--merged", "--no-merged", "--points-at"}
+_TAG_VALUE = {"-m", "--message", "-F", "--file", "-u", "--local-user", "--cleanup", "--sort", "--format",
+              "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--color"}
+
+
+def is_release(words: list[str]) -> bool:
+    """`gh release create`, `npm|pnpm|yarn|cargo publish`, or `git tag NAME` creating a tag."""
+    if _gh(words, "release", {"create"}):
+        return True
+    if len(words) >= 2 and words[0] in ("npm", "pnpm", "yarn", "cargo") and words[1] == "publish":
+        return True
+    sub = _git_sub(words)
+    if sub is None or sub[0] != "tag":
+        return False
+    args = sub[1]
+    names: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in _TAG_NO_CREATE or re.fullmatch(r"-n\d*", a) or a.startswith(("--list", "--contains")):
+            return False
+        if a in _TAG_VALUE:
+            i += 2
+            continue
+        if not a.startswith("-"):
+            names.append(a)
+        i += 1
+    return bool(names)
+
+
+def is_issue(words: list[str]) -> bool:
+    """`gh issue create`."""
+    return _gh(words, "issue", {"create"})
+
+
+PRESETS: dict[str, Callable[[list[str]], bool]] = {
+    "commit": is_commit,
+    "pr": is_pr,
+    "merge": is_merge,
+    "release": is_release,
+    "issue": is_issue,
+}
+
+
+@dataclass(frozen=True)
+class MomentAlt:
+    """One alternative of a moment spec."""
+
+    kind: AltKind
+    text: str
+    pattern: re.Pattern[str] | None = None
+
+
+@dataclass(frozen=True)
+class MomentSpec:
+    """A parsed moment spec: alternatives, the earliest of which is the moment."""
+
+    text: str
+    alternatives: tuple[MomentAlt, ...]
+
+
+_NAMES = "|".join(["edit", "end", *PRESETS])
+_SPLIT = re.compile(r",\s*(?=(?:" + _NAMES + r")\s*(?:,|$)|bash:|tool:)")
+
+
+def parse_moment(spec: str) -> MomentSpec:
+    """Parse `edit`, `end`, `bash:RE`, `tool:RE`, presets and comma lists; bad input -> InputError.
+
+    Commas split alternatives only when followed by a known kind, so `bash:x{1,3}` stays whole.
+    """
+    text = spec.strip()
+    if not text:
+        raise InputError("empty moment spec", field="moment")
+    alts: list[MomentAlt] = []
+    for part in _SPLIT.split(text):
+        part = part.strip()
+        if part in ("edit", "end"):
+            alts.append(MomentAlt(part, part))  # type: ignore[arg-type]
+        elif part in PRESETS:
+            alts.append(MomentAlt("preset", part))
+        elif part.startswith(("bash:", "tool:")):
+            kind, _, pattern = part.partition(":")
+            if not pattern:
+                raise InputError(f"empty regex in {part!r}", field="moment")
+            try:
+                compiled = re.compile(pattern)
+            except re.error as err:
+                raise InputError(f"bad regex {pattern!r}: {err}", field="moment") from None
+            alts.append(MomentAlt(kind, part, compiled))  # type: ignore[arg-type]
+        else:
+            names = ", ".join(["edit", "end", "bash:RE", "tool:RE", *PRESETS])
+            raise InputError(f"unknown moment {part!r} (expected one of {names})", field="moment")
+    return MomentSpec(text, tuple(alts))
+
+
+def shell_words(call: Call) -> list[list[str]]:
+    """The simple commands of a shell call (empty for other calls)."""
+    if call.kind != "shell" or not call.command:
+        return []
+    return analyze(call.command).simple_commands
+
+
+def is_edit_attempt(call: Call) -> bool:
+    """An edit-kind tool call, or a shell call that writes a file (any status)."""
+    if call.kind == "edit":
+        return True
+    return call.kind == "shell" and bool(call.command) and bool(analyze(call.command or "").writes)
+
+
+def matches(alt: MomentAlt, call: Call) -> bool:
+    """True when `call` is an attempt at this alternative's action."""
+    if alt.kind == "edit":
+        return is_edit_attempt(call)
+    if alt.kind == "tool":
+        return alt.pattern is not None and alt.pattern.search(call.tool) is not None
+    if alt.kind == "bash":
+        pat = alt.pattern
+        return pat is not None and any(pat.search(" ".join(w)) for w in shell_words(call))
+    if alt.kind == "preset":
+        if alt.text == "edit":
+            return is_edit_attempt(call)
+        test = PRESETS[alt.text]
+        return any(test(w) for w in shell_words(call))
+    return False
+
+
+def find_moment(spec: MomentSpec | str, calls: Sequence[Call]) -> int | None:
+    """Index of the first call matching any alternative; len(calls) for `end`; None: never."""
+    parsed = parse_moment(spec) if isinstance(spec, str) else spec
+    best: int | None = len(calls) if any(a.kind == "end" for a in parsed.alternatives) else None
+    active = [a for a in parsed.alternatives if a.kind != "end"]
+    for i, call in enumerate(calls):
+        if best is not None and i >= best:
+            break
+        if any(matches(a, call) for a in active):
+            return i
+    return best

@@ -1,0 +1,102 @@
+"""THE scorer: one pure function from a case's spec and a run's calls to verdicts.
+
+Every caller (score command, canary, batch, rescore, TUI) uses `score()`, so a run is judged the
+same way everywhere. Rules and the measurement error each prevents: docs/scoring.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from workbench.core.models import Call, CallKind, CaseKind, Score, ScoreSpec, Verdict
+from workbench.core.moments import find_moment, parse_moment
+from workbench.core.paths import either_suffix, segments, suffix_match
+from workbench.core.shell import analyze
+
+SCORER_RULES = 1
+"""Version of the scoring rules; bump when any rule changes a verdict, so old records can be rescored."""
+
+_KINDS: dict[str, CallKind] = {
+    **dict.fromkeys(("Read", "read", "read_file", "view"), "read"),
+    **dict.fromkeys(("Bash", "bash", "exec_command", "shell", "run_shell_command"), "shell"),
+    **dict.fromkeys(("Edit", "Write", "MultiEdit", "apply_patch", "edit", "write", "replace", "write_file",
+                     "str_replace_editor"), "edit"),
+    **dict.fromkeys(("Skill", "skill"), "skill"),
+    **dict.fromkeys(("Task", "Agent", "task", "agent"), "agent"),
+}
+
+
+def infer_kind(tool: str) -> CallKind:
+    """The host-neutral kind of a tool known only by name (imported published records)."""
+    return _KINDS.get(tool, "other")
+
+
+def record_keys(required: list[str]) -> dict[str, str]:
+    """Record key -> required file: the base name, or the whole suffix when base names collide."""
+    bases = [segments(r)[-1] if segments(r) else r for r in required]
+    return {(b if bases.count(b) == 1 else r): r for b, r in zip(bases, required, strict=True)}
+
+
+def read_paths(call: Call) -> list[str]:
+    """Paths a call SUCCESSFULLY read: a Read tool that returned ok, or a shell reader not refused."""
+    if call.kind == "read":
+        return [call.path] if call.status == "ok" and call.path else []
+    if call.kind != "shell" or call.status == "denied" or not call.command:
+        return []
+    reads = analyze(call.command).reads
+    return [p for p in reads if not any(either_suffix(p, u) for u in call.unreadable)]
+
+
+def first_read(required: str, calls: Sequence[Call]) -> int | None:
+    """Index of the first call that successfully read `required` (suffix match), or None."""
+    for i, call in enumerate(calls):
+        if any(suffix_match(p, required) for p in read_paths(call)):
+            return i
+    return None
+
+
+def _names_skill(call: Call, skill: str) -> bool:
+    name = (call.skill or call.path or "").strip().lower()
+    want = skill.strip().lower()
+    return bool(name) and (name == want or name.rsplit(":", 1)[-1] == want.rsplit(":", 1)[-1])
+
+
+def entry_loaded_at(spec: ScoreSpec, calls: Sequence[Call]) -> int | None:
+    """First successful Skill call naming the entry skill, or first successful read of the entry file."""
+    for i, call in enumerate(calls):
+        if spec.entry_skill and call.kind == "skill" and call.status == "ok" and _names_skill(
+                call, spec.entry_skill):
+            return i
+        if spec.entry_file and any(suffix_match(p, spec.entry_file) for p in read_paths(call)):
+            return i
+    return None
+
+
+def overall_verdict(kind: CaseKind, verdicts: Mapping[str, Verdict]) -> Verdict:
+    """Combine per-file verdicts into the run's verdict."""
+    values = list(verdicts.values())
+    if kind == "negative":
+        return "opened" if "opened" in values else "clean"
+    if all(v == "fired" for v in values):
+        return "fired"
+    if any(v in ("read-noaction", "skip-noaction") for v in values):
+        return "read-noaction" if all(v == "read-noaction" for v in values) else "skip-noaction"
+    return "skip"
+
+
+def score(spec: ScoreSpec, calls: Sequence[Call]) -> Score:
+    """Score one run. Pure: no I/O. Raises InputError for a bad moment spec."""
+    keys = record_keys(spec.required)
+    moment = parse_moment(spec.moment)
+    moment_at = find_moment(moment, calls)
+    reads = {key: first_read(req, calls) for key, req in keys.items()}
+    verdicts: dict[str, Verdict] = {}
+    for key, at in reads.items():
+        if spec.kind == "negative":
+            verdicts[key] = "opened" if at is not None else "clean"
+        elif moment_at is None:
+            verdicts[key] = "read-noaction" if at is not None else "skip-noaction"
+        else:
+            verdicts[key] = "fired" if at is not None and at < moment_at else "skip"
+    return Score(reads=reads, verdicts=verdicts, overall=overall_verdict(spec.kind, verdicts),
+                 moment_at=moment_at, entry_loaded_at=entry_loaded_at(spec, calls), keys=keys)
