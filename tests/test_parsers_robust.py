@@ -73,7 +73,8 @@ def test_line_split_in_halves_is_skipped_not_fatal(host: str, name: str) -> None
 # --- never raises -----------------------------------------------------------------------------
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.text(max_size=10), children, max_size=4),
     max_leaves=20,
 )
 KEYS = ["type", "subtype", "message", "content", "item", "part", "state", "tool_use_id", "id", "name",
@@ -149,7 +150,9 @@ def test_mutated_real_lines_never_raise(host: str, seed: int, replacement: Any, 
 @pytest.mark.parametrize("host", HOSTS)
 @settings(max_examples=2000, deadline=None)
 @given(seed=st.integers(0, 2**32), replacement=json_values, extra=st.lists(json_values, max_size=3))
-def test_mutated_real_lines_never_raise_slow(host: str, seed: int, replacement: Any, extra: list[Any]) -> None:
+def test_mutated_real_lines_never_raise_slow(
+    host: str, seed: int, replacement: Any, extra: list[Any]
+) -> None:
     rnd = random.Random(seed)
     lines = list(REAL_LINES[host])
     for pos in rnd.sample(range(len(lines)), k=min(4, len(lines))):
@@ -165,7 +168,8 @@ def test_wrong_types_are_skipped_lines() -> None:
         "codex": ['{"type":"item.completed","item":[1]}', '{"type":"item.started","item":{"type":'
                   '"command_execution","id":"x","command":7}}'],
         "opencode": ['{"type":"tool_use","part":"x"}', '{"type":"tool_use","part":{"state":[]}}'],
-        "gemini": ['{"type":"message","role":"assistant","content":[1]}', '{"type":"tool_result","tool_id":"?"}'],
+        "gemini": ['{"type":"message","role":"assistant","content":[1]}',
+                   '{"type":"tool_result","tool_id":"?"}'],
         "grok": ['{"type":"assistant","message":{"content":"text"}}', '[1,2]'],
         "sim": ['{"type":"call","call":5}', '{"type":"end","is_error":"no"}'],
     }

@@ -60,7 +60,8 @@ def test_claude_streams(name: str) -> None:
     assert shape(run.calls) == CLAUDE_CASES[name]
     assert [c.index for c in run.calls] == [0, 1, 2, 3]
     assert run.init is not None and run.init.host_version == "2.1.197"
-    assert run.init.model == "claude-opus-4-8[1m]" and "Bash" in run.init.tools and "verify" in run.init.skills
+    assert run.init.model == "claude-opus-4-8[1m]"
+    assert "Bash" in run.init.tools and "verify" in run.init.skills
     assert run.usage.input_tokens == 800 and run.usage.output_tokens == 100
     assert run.usage.cost_usd == pytest.approx(0.0065)
     assert run.ended is not None and not run.ended.is_error
@@ -95,7 +96,8 @@ def test_claude_synthetic_api_error_is_not_model_output() -> None:
         '{"type":"system","subtype":"init","claude_code_version":"2.1.197","model":"m"}',
         '{"type":"assistant","message":{"model":"<synthetic>","role":"assistant","content":'
         '[{"type":"text","text":"API Error: Repeated 529 Overloaded errors"}]}}',
-        '{"type":"result","subtype":"success","is_error":true,"result":"API Error: Repeated 529 Overloaded errors"}',
+        '{"type":"result","subtype":"success","is_error":true,'
+        '"result":"API Error: Repeated 529 Overloaded errors"}',
     ]
     run = parse_lines("claude", lines)
     assert run.texts == [] and not run.model_output
@@ -110,7 +112,8 @@ def test_claude_skill_and_agent_kinds() -> None:
         '{"type":"tool_use","id":"d","name":"Bash","input":{"command":"bash -c \'cat a.md\'"}}]}}',
     ]
     run = parse_lines("claude", lines)
-    assert [(c.kind, c.skill) for c in run.calls[:3]] == [("skill", "operations"), ("agent", None), ("other", None)]
+    kinds = [(c.kind, c.skill) for c in run.calls[:3]]
+    assert kinds == [("skill", "operations"), ("agent", None), ("other", None)]
     assert run.calls[3].command == "cat a.md"
     assert all(c.status == "error" for c in run.calls)  # never answered before the stream ended
 
@@ -150,7 +153,8 @@ def test_codex_refusal_between_calls_lands_at_its_position() -> None:
     json_lines = (STREAMS / "codex.jsonl").read_text().splitlines()
     later = json_lines[:9] + [
         '{"type":"item.completed","item":{"id":"item_9","type":"command_execution",'
-        '"command":"/bin/bash -lc \'echo after\'","aggregated_output":"after\\n","exit_code":0,"status":"completed"}}'
+        '"command":"/bin/bash -lc \'echo after\'","aggregated_output":"after\\n",'
+        '"exit_code":0,"status":"completed"}}'
     ] + json_lines[9:]
     rollout.append(
         '{"type":"response_item","payload":{"type":"function_call","name":"exec_command",'
