@@ -435,7 +435,7 @@ def python_files(code: str) -> tuple[list[str], list[str]]:
     writes: list[str] = []
     for m in _PY_OPEN.finditer(code):
         mode = m.group(4) or "r"
-        if set(mode) & set("wax"):
+        if set(mode) & set("wax+"):
             writes.append(m.group(2))
         if "r" in mode or "+" in mode:
             reads.append(m.group(2))
