@@ -1,10 +1,146 @@
-"""`workbench summary`: placeholder until its module lands (owned by a helper this session)."""
+"""`workbench summary FILE...`: trigger tables regenerated from run records alone (md, json or csv).
+
+Data goes to stdout; load problems, excluded and unverified runs are reported on stderr.
+"""
 
 from __future__ import annotations
 
 import argparse
+import csv
+import io
+import json
+import sys
+from typing import Any
+
+from workbench.core import records
+from workbench.core.errors import InputError
+from workbench.core.summary import Summary, summarize, to_json
+from workbench.exitcodes import ExitCode
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `summary` subcommand."""
-    sub.add_parser("summary", help="(not yet available)")
+    p = sub.add_parser("summary", help="tables of trigger results from run records")
+    p.add_argument("files", nargs="+", metavar="FILE", help="records files (JSONL; AgentsMD lines accepted)")
+    p.add_argument("--format", choices=("md", "json", "csv"), default="md", help="output format (md)")
+    p.add_argument("--compare", action="append", default=[], metavar="A,B",
+                   help="compare arm B against arm A (sha or arm name); repeatable")
+    p.add_argument("--lenient", action="store_true", help="skip invalid lines (reported) instead of failing")
+    p.set_defaults(handler=run)
+
+
+def parse_compare(values: list[str]) -> list[tuple[str, str]]:
+    """`A,B` pairs from --compare."""
+    pairs = []
+    for value in values:
+        a, sep, b = value.partition(",")
+        if not sep or not a or not b:
+            raise InputError(f"expected A,B, got {value!r}", field="--compare")
+        pairs.append((a.strip(), b.strip()))
+    return pairs
+
+
+def warn(loaded: records.Loaded, summary: Summary) -> None:
+    """Everything the tables leave out or keep apart, on stderr."""
+    for problem in loaded.problems:
+        print(f"workbench: warning: {problem}", file=sys.stderr)
+    if summary.discarded or summary.superseded:
+        print(f"workbench: excluded {summary.discarded} discarded and {summary.superseded} superseded runs",
+              file=sys.stderr)
+    if summary.unverified:
+        print(f"workbench: warning: {summary.unverified} runs have no call status (scored before failed "
+              "reads were excluded); they are tabulated apart, never pooled", file=sys.stderr)
+
+
+def cell_text(cell: dict[str, Any]) -> str:
+    """`3/3 (1 read, no action)` for positives, `5/5 clean` for negatives, invalid runs noted."""
+    text = f"{cell['hits']}/{cell['valid']}"
+    if cell["kind"] == "negative":
+        text += " clean"
+    elif cell["read_noaction"]:
+        text += f" ({cell['read_noaction']} read, no action)"
+    if cell["flaky"]:
+        text += " FLAKY"
+    if cell["invalid"]:
+        text += f" +{cell['invalid']} invalid"
+    return text
+
+
+def render_md(data: dict[str, Any]) -> str:
+    """One table per host/model/effort: targets as rows, arms as columns; then details."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for cell in data["runs"]:
+        key = (cell["host"], cell["model"], cell["effort"], cell["reads_verified"])
+        groups.setdefault(key, []).append(cell)
+    out: list[str] = []
+    for (host, model, effort, verified), cells in groups.items():
+        title = ", ".join(str(x) for x in (host, model, effort) if x)
+        out.append(f"## {title}" + ("" if verified else " (NO CALL STATUS: reads not verified, kept apart)"))
+        arms = list(dict.fromkeys((c["source"] or c["arm"] or "-", c["arm"]) for c in cells))
+        rows = list(dict.fromkeys((c["target"], c["kind"]) for c in cells))
+        index = {(c["source"] or c["arm"] or "-", c["target"], c["kind"]): c for c in cells}
+        head = [f"{name} `{key}`" if name and name != key else key for key, name in arms]
+        out += ["", "| Row | " + " | ".join(head) + " |", "| --- |" + " --- |" * len(arms)]
+        for target, kind in rows:
+            label = target if kind == "positive" else f"{target} (negative)"
+            texts = [cell_text(index[(k, target, kind)]) if (k, target, kind) in index else "not run"
+                     for k, _ in arms]
+            out.append(f"| {label} | " + " | ".join(texts) + " |")
+        out += ["", "| Arm | Row | Wilson 95% | Entry loaded | Mean tokens in/out | Mean cost USD |",
+                "| --- | --- | --- | --- | --- | --- |"]
+        for c in cells:
+            ci = "-" if c["wilson95"] is None else f"{c['wilson95'][0]:.2f}–{c['wilson95'][1]:.2f}"
+            tokens = f"{fmt(c['mean_input_tokens'])}/{fmt(c['mean_output_tokens'])}"
+            out.append(f"| {c['source'] or c['arm']} | {c['target']} ({c['kind']}) | {ci} | "
+                       f"{c['entry_loaded']}/{c['valid']} | {tokens} | {fmt(c['mean_cost_usd'])} |")
+        out.append("")
+    if data["comparisons"]:
+        out += ["## Comparisons", "", "| Host | Row | A | B | A rate | B rate | Δ pp | pairs | McNemar p |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for r in data["comparisons"]:
+            out.append(f"| {r['host']} | {r['target']} ({r['kind']}) | {r['a']} | {r['b']} | "
+                       f"{r['hits_a']}/{r['valid_a']} | {r['hits_b']}/{r['valid_b']} | "
+                       f"{fmt(r['delta_pp'])} | "
+                       f"{r['pairs']} | {r['mcnemar_p']:.3g} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def fmt(value: float | None) -> str:
+    """A number for a table; unknown stays visibly unknown."""
+    if value is None:
+        return "?"
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def render_csv(data: dict[str, Any]) -> str:
+    """One row per cell; the interval split into two columns, flaky cases joined by `;`."""
+    buf = io.StringIO()
+    rows = []
+    for cell in data["runs"]:
+        row = {k: v for k, v in cell.items() if k not in ("wilson95", "flaky")}
+        ci = cell["wilson95"] or (None, None)
+        row.update(wilson_lo=ci[0], wilson_hi=ci[1], flaky=";".join(cell["flaky"]))
+        rows.append(row)
+    if rows:
+        writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return buf.getvalue()
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load, summarize, print."""
+    pairs = parse_compare(args.compare)
+    loaded = records.load_files(args.files, lenient=args.lenient)
+    summary = summarize(loaded.records)
+    data = to_json(summary, pairs)
+    data["problems"] = [str(p) for p in loaded.problems]
+    warn(loaded, summary)
+    if args.format == "json":
+        print(json.dumps(data, indent=2))
+    elif args.format == "csv":
+        sys.stdout.write(render_csv(data))
+    else:
+        print(render_md(data))
+    return int(ExitCode.OK)

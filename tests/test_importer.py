@@ -1,0 +1,132 @@
+"""The AgentsMD importer: every published file loads, fields map as documented, originals are kept."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from workbench.core import importer, records
+from workbench.core.errors import InputError
+
+DATA = Path(__file__).parent / "data" / "conformance"
+ALL_FILES = sorted(DATA.glob("*/*.jsonl"))
+
+
+def first_line(name: str) -> dict[str, Any]:
+    with (DATA / name).open() as fh:
+        return dict(json.loads(fh.readline()))
+
+
+def published_lines(name: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (DATA / name).read_text().splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_published_file_loads_without_problems(path: Path) -> None:
+    loaded = records.load_file(path)
+    assert loaded.problems == []
+    assert len(loaded.records) == len(published_lines(str(path.relative_to(DATA))))
+    assert all(r.imported_from == "agentsmd" and r.moment is None for r in loaded.records)
+
+
+def test_sweep_record_maps_fields() -> None:
+    raw = first_line("182-routing-sweep/records.jsonl")
+    rec = importer.convert(raw)
+    assert rec.host == "claude" and rec.model == raw["model"] and rec.effort == raw["effort"]
+    assert [c.tool for c in rec.calls] == [c[0] for c in raw["calls"]]
+    assert rec.calls[1].kind == "read" and rec.calls[1].path == raw["calls"][1][1]
+    assert rec.calls[0].kind == "shell" and rec.calls[0].command == raw["calls"][0][1]
+    assert rec.moment_at == raw["moment_at"] and rec.source == raw["source"] and rec.batch == raw["batch"]
+    assert rec.usage.input_tokens == raw["usage"]["input"] and rec.usage.cost_usd == raw["usage"]["cost_usd"]
+    assert rec.stored_verdict == raw["verdict"] and rec.verdict == raw["verdict"]
+    assert rec.required == list(raw["required_read_at"])
+    assert (rec.model_extra or {})["published"]["host"] == "claude-code"
+    assert importer.STATUS_UNKNOWN not in (rec.model_extra or {})
+
+
+def test_failed_call_indexes_become_error_status_even_past_the_kept_calls() -> None:
+    raw = next(r for r in published_lines("182-routing-sweep/records.jsonl")
+               if r["failed_calls"] and max(r["failed_calls"]) >= len(r["calls"]))
+    rec = importer.convert(raw)
+    errors = [c.index for c in rec.calls if c.status == "error"]
+    assert errors == [i for i in raw["failed_calls"] if i < len(raw["calls"])]
+    assert rec.failed_calls == raw["failed_calls"]
+
+
+def test_moment_index_is_the_kept_last_call_or_the_end() -> None:
+    for path in ALL_FILES:
+        for rec in records.load_file(path).records:
+            if rec.moment_at is not None:
+                assert rec.moment_at in (len(rec.calls) - 1, len(rec.calls)), (path, rec.target, rec.run)
+
+
+def test_old_verdict_names_are_mapped_and_kept() -> None:
+    raw = {"host": "claude-code", "target": "t", "kind": "positive", "calls": [["Read", "a.md"]],
+           "verdict": {"a.md": "read-noedit", "b.md": "skip-nomoment"}, "first_edit": None}
+    rec = importer.convert(raw)
+    assert rec.verdict == {"a.md": "read-noaction", "b.md": "skip-noaction"}
+    assert rec.stored_verdict == raw["verdict"]
+    assert rec.overall == "skip-noaction"
+    assert (rec.model_extra or {})[importer.STATUS_UNKNOWN] is True
+
+
+def test_no_output_is_invalid_and_discarded_is_a_marking() -> None:
+    raw = {"host": "codex", "target": "t", "kind": "positive", "calls": [], "verdict": {"a.md": "no-output"},
+           "discarded": "escaped its repository", "failed_calls": []}
+    rec = importer.convert(raw)
+    assert rec.valid is False and rec.invalid_reason == "no-output"
+    assert rec.discarded is not None and rec.discarded.reason == "escaped its repository"
+
+
+def test_canary_shape_keeps_its_own_fields() -> None:
+    raw = first_line("174-routing-injection/canary.jsonl")
+    rec = importer.convert(raw)
+    assert rec.model is not None and rec.effort is not None
+    assert f"{rec.model} {rec.effort}" == raw["model"]
+    assert rec.moment_at == raw["first_edit"] and rec.run == 0
+    extra = rec.model_extra or {}
+    assert extra["date"] == raw["date"] and extra["version"] == raw["version"]
+    assert rec.calls[0].kind == "skill" and rec.calls[0].skill is None
+
+
+def test_prefix_batches_are_marked_unverified() -> None:
+    for name in ("174-routing-injection/records-prefix.jsonl", "174-routing-injection/midtask-prefix.jsonl",
+                 "164-trigger-audit/records.jsonl"):
+        recs = records.load_file(DATA / name).records
+        assert all((r.model_extra or {}).get(importer.STATUS_UNKNOWN) for r in recs), name
+    fixed = records.load_file(DATA / "174-routing-injection/midtask.jsonl").records
+    assert not any((r.model_extra or {}).get(importer.STATUS_UNKNOWN) for r in fixed)
+
+
+def test_imported_record_round_trips_through_the_store(tmp_path: Path) -> None:
+    raw = first_line("174-routing-injection/canary.jsonl")
+    rec = importer.convert(raw)
+    out = tmp_path / "r.jsonl"
+    records.append_record(out, rec)
+    back = records.load_file(out).records[0]
+    assert back.model_dump() == rec.model_dump()
+
+
+def test_bad_field_names_file_line_and_field(tmp_path: Path) -> None:
+    raw = first_line("182-routing-sweep/records.jsonl")
+    raw["failed_calls"] = "three"
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(first_line("182-routing-sweep/records.jsonl")) + "\n" + json.dumps(raw) + "\n")
+    with pytest.raises(InputError) as info:
+        records.load_file(path)
+    assert (info.value.line, info.value.field) == (2, "failed_calls")
+    raw["failed_calls"] = []
+    raw["kind"] = "sideways"
+    path.write_text(json.dumps(raw) + "\n" + json.dumps(raw) + "\n")
+    with pytest.raises(InputError) as info:
+        records.load_file(path)
+    assert (info.value.line, info.value.field) == (1, "kind")
+
+
+def test_detection_tells_shapes_apart() -> None:
+    assert importer.is_agentsmd({"calls": [["Read", "x"]]})
+    assert not importer.is_agentsmd({"schema_version": 1, "calls": []})
+    assert not importer.is_agentsmd({"calls": [{"index": 0, "tool": "Read", "kind": "read"}]})

@@ -1,0 +1,143 @@
+"""Convert AgentsMD's published trigger-benchmark records into RunRecords.
+
+Their lines carry no `schema_version` and list-shaped calls (`[tool, path-or-command]`). Every original
+field is kept: untouched ones as extra fields under their own names, transformed ones (host, model,
+calls, usage, verdict, discarded) verbatim under `published`. Older shapes (first study, canaries)
+lack many fields; nothing here requires them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from pydantic import ValidationError
+
+from workbench.core.errors import InputError
+from workbench.core.models import Call, CaseKind, Marking, RunRecord, Usage, Verdict
+from workbench.core.scoring import infer_kind, overall_verdict
+
+SOURCE = "agentsmd"
+HOSTS = {"claude-code": "claude"}
+VERDICT_NAMES = {"read-noedit": "read-noaction", "skip-noedit": "skip-noaction",
+                 "skip-nomoment": "skip-noaction"}
+EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "max")
+STATUS_UNKNOWN = "call_status_unknown"
+"""Extra field set True when the source had no `failed_calls`: calls were never checked for failure."""
+
+# Fields whose meaning differs from the RunRecord field of the same name; kept under `published`.
+TRANSFORMED = ("host", "model", "calls", "usage", "verdict", "discarded", "first_edit")
+# Fields copied as they are.
+DIRECT = ("condition", "effort", "arm", "source", "batch", "target", "kind", "run", "required_read_at",
+          "moment_at", "entry_loaded_at", "tool_calls", "failed_calls", "login_files_changed")
+
+
+def is_agentsmd(obj: dict[str, Any]) -> bool:
+    """True for a line in AgentsMD's shape: no schema_version and calls as lists (or no calls)."""
+    if "schema_version" in obj:
+        return False
+    calls = obj.get("calls", [])
+    return isinstance(calls, list) and all(isinstance(c, list) for c in calls)
+
+
+def convert_call(index: int, raw: list[Any], failed: set[int]) -> Call:
+    """One `[tool, arg]` pair as a Call; the argument lands where its kind says."""
+    tool = str(raw[0]) if raw else ""
+    arg = raw[1] if len(raw) > 1 else None
+    arg = str(arg) if arg is not None else None
+    kind = infer_kind(tool)
+    fields: dict[str, Any] = {"index": index, "tool": tool, "kind": kind,
+                              "status": "error" if index in failed else "ok"}
+    if kind in ("read", "edit"):
+        fields["path"] = arg or None
+    elif kind == "shell":
+        fields["command"] = arg
+    elif kind == "skill":
+        fields["skill"] = arg or None
+    elif arg:
+        fields["arg"] = arg  # extra field: the target of a grep/glob/list tool
+    return Call.model_validate(fields)
+
+
+def convert_usage(raw: Any) -> Usage:
+    """`{input, output, cost_usd}` as Usage; anything missing stays unknown."""
+    if not isinstance(raw, dict):
+        return Usage()
+    return Usage(input_tokens=raw.get("input"), output_tokens=raw.get("output"), cost_usd=raw.get("cost_usd"))
+
+
+def convert_marking(raw: Any) -> Marking | None:
+    """Their `discarded` (a reason string, a flag or an object) as a Marking."""
+    if raw is None or raw is False:
+        return None
+    if isinstance(raw, dict):
+        return Marking(reason=str(raw.get("reason", "discarded")), at=raw.get("at"))
+    return Marking(reason="discarded" if raw is True else str(raw))
+
+
+def split_model(obj: dict[str, Any]) -> tuple[str | None, str | None]:
+    """Model and effort; canaries write both in `model` ("gpt-6-astra low")."""
+    model = obj.get("model")
+    effort = obj.get("effort")
+    if isinstance(model, str) and effort is None:
+        head, _, tail = model.rpartition(" ")
+        if head and tail in EFFORTS:
+            return head, tail
+    return model, effort
+
+
+def overall_of(kind: str, verdicts: dict[str, str]) -> str | None:
+    """The run's overall verdict from per-file verdicts: the scorer's rule; no-output wins; None if empty."""
+    if not verdicts:
+        return None
+    if "no-output" in verdicts.values():
+        return "no-output"
+    return overall_verdict(cast(CaseKind, kind), cast(dict[str, Verdict], verdicts))
+
+
+def convert(obj: dict[str, Any], *, file: str | None = None, line: int | None = None) -> RunRecord:
+    """One AgentsMD line as a RunRecord; raises InputError naming the field that cannot be read."""
+    raw_calls = obj.get("calls") or []
+    failed_raw = obj.get("failed_calls")
+    indexes_ok = isinstance(failed_raw, list) and all(isinstance(i, int) for i in failed_raw)
+    if failed_raw is not None and not indexes_ok:
+        raise InputError("must be a list of call indexes", file=file, line=line, field="failed_calls")
+    failed = set(failed_raw or [])
+    calls = [convert_call(i, c, failed) for i, c in enumerate(raw_calls)]
+    stored = obj.get("verdict")
+    if stored is not None and not isinstance(stored, dict):
+        raise InputError("must be an object of file -> verdict", file=file, line=line, field="verdict")
+    stored = {str(k): str(v) for k, v in (stored or {}).items()}
+    verdict = {k: VERDICT_NAMES.get(v, v) for k, v in stored.items()}
+    model, effort = split_model(obj)
+    moment_at = obj.get("moment_at", obj.get("first_edit"))
+    data: dict[str, Any] = {k: obj[k] for k in obj if k not in TRANSFORMED and k not in DIRECT}
+    data.update({k: obj[k] for k in DIRECT if k in obj and obj[k] is not None})
+    kind = str(obj.get("kind", ""))
+    overall = overall_of(kind, verdict)
+    data.update(
+        host=HOSTS.get(str(obj.get("host")), obj.get("host")),
+        model=model,
+        effort=effort,
+        condition=obj.get("condition", "unknown"),
+        required=list(obj.get("required_read_at") or stored),
+        calls=calls,
+        moment=None,
+        moment_at=moment_at,
+        verdict=verdict,
+        overall=overall,
+        stored_verdict=stored,
+        usage=convert_usage(obj.get("usage")),
+        discarded=convert_marking(obj.get("discarded")),
+        imported_from=SOURCE,
+        published={k: obj[k] for k in TRANSFORMED if k in obj},
+    )
+    if failed_raw is None:
+        data[STATUS_UNKNOWN] = True
+    if overall == "no-output":
+        data.update(valid=False, invalid_reason="no-output")
+    try:
+        return RunRecord.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0] if err.errors() else None
+        where = ".".join(str(p) for p in first["loc"]) if first else None
+        raise InputError(first["msg"] if first else str(err), file=file, line=line, field=where) from None
