@@ -138,7 +138,7 @@ def test_codex_with_session_log_merges_the_refusals_in_order() -> None:
         ("exec_command", "shell", "cat README.md", "ok", 0),
         ("exec_command", "shell", "ls missing", "error", 2),
         ("apply_patch", "edit", NOTES, "ok", None),
-        ("exec_command", "shell", "echo escaped > /tmp/outside/codex_escape.txt", "denied", 1),
+        ("exec_command", "shell", "echo escaped > /tmp/outside/codex_escape.txt", "error", 1),
         ("apply_patch", "edit", "/tmp/outside/codex_patch_escape.txt", "denied", None),
     ]
     assert [c.index for c in run.calls] == [0, 1, 2, 3, 4]
@@ -165,7 +165,7 @@ def test_codex_refusal_between_calls_lands_at_its_position() -> None:
         "cat README.md", "ls missing", NOTES,
         "echo escaped > /tmp/outside/codex_escape.txt", "/tmp/outside/codex_patch_escape.txt", "echo after",
     ]
-    assert [c.status for c in run.calls] == ["ok", "error", "ok", "denied", "denied", "ok"]
+    assert [c.status for c in run.calls] == ["ok", "error", "ok", "error", "denied", "ok"]
 
 
 def test_codex_readonly_stream() -> None:
@@ -267,3 +267,19 @@ def test_sim_rejects_bad_fields_as_skipped_lines() -> None:
 def test_unknown_host_is_an_input_error() -> None:
     with pytest.raises(InputError):
         make_parser("nethack")
+
+
+def test_codex_chained_read_before_a_refused_commit_still_read() -> None:
+    """`cat f && git commit` failing on the read-only .git ran its cat: an error, not a denial."""
+    rollout = [
+        '{"type":"response_item","payload":{"type":"function_call","name":"exec_command",'
+        '"arguments":"{\\"cmd\\": \\"cat proc.md && git commit -m x\\"}","call_id":"c1"}}',
+        '{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":'
+        '"Process exited with code 128\\nOutput:\\n# proc\\nfatal: Unable to create '
+        "'.git/index.lock': Read-only file system\\n\"}}",
+    ]
+    run = parse_lines("codex", ['{"type":"turn.started"}'], session_log=rollout)
+    assert [(c.command, c.status, c.exit_code) for c in run.calls] == [
+        ("cat proc.md && git commit -m x", "error", 128)
+    ]
+    assert run.calls[0].unreadable == []

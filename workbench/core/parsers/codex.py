@@ -10,9 +10,11 @@ rollout log (`$CODEX_HOME/sessions/.../rollout-*.jsonl`), the parser knows every
 issued, in order (`response_item` function_call `exec_command`/`shell`, custom_tool_call
 `apply_patch`, with their outputs). Each --json call is matched to the next rollout call with the
 same command (or a patch naming the same path); rollout calls skipped over by a match, and those
-left at the end, are the omitted ones: they are emitted at their position, with status "denied"
-when their output shows a refusal ("patch rejected", "Read-only file system", "Operation not
-permitted", ...), else "error" (or "ok" for a zero exit). The rollout's `session_meta.cli_version`
+left at the end, are the omitted ones: they are emitted at their position. A shell command that
+ran (its output has an exit code) is "error" for a non-zero exit even when the sandbox refused a
+write in it ("Read-only file system"): the rest of the chain ran, so `cat f && git commit` still
+read f. A call that never ran is "denied" when its output shows a refusal ("patch rejected",
+"Operation not permitted", ...), else "error". The rollout's `session_meta.cli_version`
 is the host version (--json has none).
 """
 
@@ -65,7 +67,9 @@ class RolloutCall:
         text = self.output or ""
         status: CallStatus
         code = exit_code_in(text)
-        if _REFUSAL.search(text):
+        if self.command is not None and code is not None:
+            status = "ok" if code == 0 else "error"
+        elif _REFUSAL.search(text):
             status = "denied"
         elif self.output is None or (code is not None and code != 0):
             status = "error"
