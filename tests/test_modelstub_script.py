@@ -111,7 +111,8 @@ def test_codex_patches_widen_old_text_to_whole_lines(tmp_path: Path) -> None:
     assert patch == ("*** Begin Patch\n*** Update File: notes.txt\n@@\n-status: todo\n+status: done\n"
                      "*** End Patch\n")
     assert "-gone\n+there\n" in update_patch(str(tmp_path / "absent"), "gone", "there", None)
-    assert add_patch("/x/new.txt", "a\nb\n") == "*** Begin Patch\n*** Add File: /x/new.txt\n+a\n+b\n*** End Patch\n"
+    added = add_patch("/x/new.txt", "a\nb\n")
+    assert added == "*** Begin Patch\n*** Add File: /x/new.txt\n+a\n+b\n*** End Patch\n"
 
 
 def test_skill_listings_of_claude_and_codex() -> None:

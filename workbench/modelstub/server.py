@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 import threading
 import time
+import traceback
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -86,8 +88,10 @@ class ModelServer:
         self._fired = [0] * len(self.faults)
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._httpd = ThreadingHTTPServer((host, port), _handler_for(self))
-        self._httpd.daemon_threads = True
+        self.errors: list[str] = []
+        """Tracebacks of handler failures (a client hanging up is not one)."""
+        self._httpd = _HTTPServer((host, port), _handler_for(self))
+        self._httpd.errors = self.errors
         self._thread: threading.Thread | None = None
 
     @property
@@ -103,7 +107,8 @@ class ModelServer:
         return self._turns[api]
 
     def start(self) -> ModelServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="modelstub", daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="modelstub",
+                                        daemon=True)
         self._thread.start()
         return self
 
@@ -156,6 +161,17 @@ class ModelServer:
                 self._fired[index] += 1
                 return fault
         return None
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    """Threads per connection; failures are kept in `errors` instead of printed to stderr."""
+
+    daemon_threads = True
+    errors: list[str]
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            self.errors.append(traceback.format_exc())
 
 
 def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:
