@@ -388,6 +388,7 @@ def test_hang_never_answers_and_slow_still_answers(repo: Path) -> None:
 
 def test_unknown_paths_and_bad_bodies_are_refused(srv: ModelServer) -> None:
     assert post(srv, "/v2/nothing", {})[0] == 404
+    assert json.loads(post(srv, "/v1/messages/count_tokens", anthropic_body(0))[1])["input_tokens"] > 0
     conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=5)
     conn.request("POST", "/v1/messages", b"{not json", {"Content-Type": "application/json"})
     assert conn.getresponse().status == 400

@@ -29,7 +29,7 @@ from workbench.modelstub.openai_chat import OpenAIChat
 from workbench.modelstub.openai_responses import OpenAIResponses
 from workbench.modelstub.script import Script
 from workbench.modelstub.turns import Turn, pick_turn, plan_turns
-from workbench.modelstub.wire import Answer, Request, WireAPI, listed_skills, plugins_of
+from workbench.modelstub.wire import INPUT_TOKENS, Answer, Request, WireAPI, listed_skills, plugins_of
 
 FaultKind = Literal["status", "delay", "hang", "cut"]
 
@@ -200,6 +200,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if not isinstance(body, dict):
             self._send_json(400, {"error": {"message": "request body must be a JSON object"}})
+            return
+        route_path = urlsplit(self.path).path
+        if route_path.endswith("/count_tokens") or route_path.endswith(":countTokens"):
+            self._send_json(200, {"input_tokens": INPUT_TOKENS, "totalTokens": INPUT_TOKENS})
             return
         api, request, fault = self.model.handle(self.path, body)
         if api is None or request is None:
