@@ -7,6 +7,8 @@ the negatives paragraph and the other-hosts table. Arm labels are resolved to sh
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 from pathlib import Path
@@ -22,16 +24,24 @@ RESULTS = (SWEEP / "results.md").read_text()
 FRACTION = re.compile(r"^(\d+)/(\d+)(?: \((\d+) read, no \w+\))?$")
 
 
-@pytest.fixture(scope="module")
-def summary() -> dict[str, Any]:
-    """The summary JSON of the sweep records, produced by the command line."""
-    import contextlib
-    import io
-
+def summary_json(path: Path) -> dict[str, Any]:
+    """The summary JSON of a records file, produced by the command line."""
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        assert main(["summary", str(SWEEP / "records.jsonl"), "--format", "json"]) == 0
+        assert main(["summary", str(path), "--format", "json"]) == 0
     return dict(json.loads(buf.getvalue()))
+
+
+@pytest.fixture(scope="module", params=["stored", "rescored"])
+def summary(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The sweep's summary from the published verdicts, and again after `rescore` with the current rules."""
+    path = SWEEP / "records.jsonl"
+    if request.param == "rescored":
+        out = tmp_path_factory.mktemp("rescored") / "records.jsonl"
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["rescore", str(path), "--write", str(out)]) == 0
+        path = out
+    return summary_json(path)
 
 
 def sha_of(label: str) -> str:
