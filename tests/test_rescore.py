@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from workbench.cli import main
-from workbench.commands.rescore import rescore
 from workbench.core import importer, records
 from workbench.core.models import Call, RunRecord
+from workbench.core.rescore import rescore
 
 DATA = Path(__file__).parent / "data" / "conformance"
 

@@ -3,9 +3,7 @@
 Lists each per-file verdict that changed (old -> new) and the count; exit 0 whatever changed. Inputs are
 never modified; `--write OUT` writes the rescored records to a new file.
 
-Records with a moment spec go through `scoring.score()`. Imported records have none (the publisher
-scored with its own rules), so their stored moment index is kept and only the reads are re-judged, with
-the scorer's own read detection (`scoring.first_read`) and verdict combination (`verdicts_at`).
+The rules for records without a moment spec (imported ones) are in `workbench.core.rescore`.
 """
 
 from __future__ import annotations
@@ -13,14 +11,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
 from typing import Any
 
 from workbench.core import records
 from workbench.core.errors import InputError
 from workbench.core.importer import STATUS_UNKNOWN
-from workbench.core.models import CaseKind, RunRecord, ScoreSpec, Verdict
-from workbench.core.scoring import SCORER_RULES, first_read, overall_verdict, record_keys, score
+from workbench.core.models import RunRecord
+from workbench.core.rescore import Change, changes, rescore
+from workbench.core.scoring import SCORER_RULES
 from workbench.exitcodes import ExitCode
 
 
@@ -31,80 +29,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--json", action="store_true", help="print the changes as JSON")
     p.add_argument("--write", metavar="OUT", help="write the rescored records to this NEW file")
     p.set_defaults(handler=run)
-
-
-@dataclass(frozen=True)
-class Change:
-    """One per-file verdict that differs from the stored one."""
-
-    file: str
-    line: int
-    target: str
-    kind: str
-    run: int
-    batch: str | None
-    source: str | None
-    key: str
-    old: str | None
-    new: str | None
-    status_unknown: bool
-
-    def text(self) -> str:
-        where = f"{self.file}:{self.line} {self.target} ({self.kind}) run {self.run}"
-        where += f", batch {self.batch}" if self.batch else ""
-        note = "  [no call status: failed reads unknown]" if self.status_unknown else ""
-        return f"{where}: {self.key}: {self.old} -> {self.new}{note}"
-
-
-def verdicts_at(kind: CaseKind, reads: dict[str, int | None], moment_at: int | None) -> dict[str, Verdict]:
-    """Per-file verdicts from first-read indexes and a KNOWN moment index (the scorer's rule, moment given)."""
-    out: dict[str, Verdict] = {}
-    for key, at in reads.items():
-        if kind == "negative":
-            out[key] = "opened" if at is not None else "clean"
-        elif moment_at is None:
-            out[key] = "read-noaction" if at is not None else "skip-noaction"
-        else:
-            out[key] = "fired" if at is not None and at < moment_at else "skip"
-    return out
-
-
-def rescore(record: RunRecord) -> RunRecord:
-    """A copy of the record judged by the current rules; the previous verdict is kept in `rescored_from`."""
-    required = record.required or list(record.verdict)
-    extra = record.model_extra or {}
-    if record.moment is not None:
-        spec = ScoreSpec(kind=record.kind, required=required, moment=record.moment,
-                         entry_skill=extra.get("entry_skill"), entry_file=extra.get("entry_file"))
-        result = score(spec, record.calls)
-        reads, verdicts, moment_at = result.reads, dict(result.verdicts), result.moment_at
-        entry = result.entry_loaded_at if (spec.entry_skill or spec.entry_file) else record.entry_loaded_at
-    else:
-        keys = record_keys(required)
-        reads = {key: first_read(req, record.calls) for key, req in keys.items()}
-        moment_at, entry = record.moment_at, record.entry_loaded_at
-        verdicts = verdicts_at(record.kind, reads, moment_at)
-    data = record.model_dump()
-    data.update(required_read_at=dict(reads), verdict=verdicts, moment_at=moment_at, entry_loaded_at=entry,
-                scorer_rules=SCORER_RULES,
-                rescored_from={"verdict": dict(record.verdict), "overall": record.overall,
-                               "scorer_rules": record.scorer_rules})
-    if record.valid:
-        data["overall"] = overall_verdict(record.kind, verdicts) if verdicts else None
-    new = RunRecord.model_validate(data)
-    return new
-
-
-def changes(record: RunRecord, new: RunRecord, file: str, line: int) -> list[Change]:
-    """Every per-file verdict of `new` that differs from the record's stored one."""
-    unknown = bool((record.model_extra or {}).get(STATUS_UNKNOWN, False))
-    out = []
-    for key in dict.fromkeys([*record.verdict, *new.verdict]):
-        old, now = record.verdict.get(key), new.verdict.get(key)
-        if old != now and record.valid:
-            out.append(Change(file, line, record.target, record.kind, record.run, record.batch, record.source,
-                              key, old, now, unknown))
-    return out
 
 
 def run(args: argparse.Namespace) -> int:

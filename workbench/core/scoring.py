@@ -49,10 +49,23 @@ def read_paths(call: Call) -> list[str]:
 
 def first_read(required: str, calls: Sequence[Call]) -> int | None:
     """Index of the first call that successfully read `required` (suffix match), or None."""
+    return first_reads([required], calls)[required]
+
+
+def first_reads(required: Sequence[str], calls: Sequence[Call]) -> dict[str, int | None]:
+    """Index of the first successful read of each required file; each call is analyzed once."""
+    found: dict[str, int | None] = dict.fromkeys(required)
+    missing = set(found)
     for i, call in enumerate(calls):
-        if any(suffix_match(p, required) for p in read_paths(call)):
-            return i
-    return None
+        if not missing:
+            break
+        paths = read_paths(call)
+        if not paths:
+            continue
+        for req in [r for r in missing if any(suffix_match(p, r) for p in paths)]:
+            found[req] = i
+            missing.discard(req)
+    return found
 
 
 def _names_skill(call: Call, skill: str) -> bool:
@@ -84,12 +97,24 @@ def overall_verdict(kind: CaseKind, verdicts: Mapping[str, Verdict]) -> Verdict:
     return "skip"
 
 
-def score(spec: ScoreSpec, calls: Sequence[Call]) -> Score:
-    """Score one run. Pure: no I/O. Raises InputError for a bad moment spec."""
+class _Unset:
+    """Marks 'find the moment from the spec' (the normal case)."""
+
+
+FIND_MOMENT = _Unset()
+
+
+def score(spec: ScoreSpec, calls: Sequence[Call], *, moment_at: int | None | _Unset = FIND_MOMENT) -> Score:
+    """Score one run. Pure: no I/O. Raises InputError for a bad moment spec.
+
+    `moment_at` may be given when the moment index is already known and its spec is not (records
+    imported from a publisher who scored with its own moment rules): reads are still judged here.
+    """
     keys = record_keys(spec.required)
-    moment = parse_moment(spec.moment)
-    moment_at = find_moment(moment, calls)
-    reads = {key: first_read(req, calls) for key, req in keys.items()}
+    if isinstance(moment_at, _Unset):
+        moment_at = find_moment(parse_moment(spec.moment), calls)
+    by_file = first_reads(list(keys.values()), calls)
+    reads = {key: by_file[req] for key, req in keys.items()}
     verdicts: dict[str, Verdict] = {}
     for key, at in reads.items():
         if spec.kind == "negative":

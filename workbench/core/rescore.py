@@ -1,0 +1,75 @@
+"""Re-judge kept records with the CURRENT scorer rules, and list the verdicts that changed.
+
+Records with a moment spec go through `scoring.score()` in full. Imported records have none (the
+publisher scored with its own moment rules), so their stored moment index is passed to `score()`
+and only the reads are judged again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workbench.core.importer import STATUS_UNKNOWN
+from workbench.core.models import RunRecord, ScoreSpec
+from workbench.core.scoring import SCORER_RULES, overall_verdict, score
+
+
+@dataclass(frozen=True)
+class Change:
+    """One per-file verdict that differs from the stored one."""
+
+    file: str
+    line: int
+    target: str
+    kind: str
+    run: int
+    batch: str | None
+    source: str | None
+    key: str
+    old: str | None
+    new: str | None
+    status_unknown: bool
+
+    def text(self) -> str:
+        where = f"{self.file}:{self.line} {self.target} ({self.kind}) run {self.run}"
+        where += f", batch {self.batch}" if self.batch else ""
+        note = "  [no call status: failed reads unknown]" if self.status_unknown else ""
+        return f"{where}: {self.key}: {self.old} -> {self.new}{note}"
+
+
+def rescore(record: RunRecord) -> RunRecord:
+    """A copy of the record judged by the current rules; the previous verdict is kept in `rescored_from`."""
+    required = record.required or list(record.verdict)
+    extra = record.model_extra or {}
+    if record.moment is not None:
+        spec = ScoreSpec(kind=record.kind, required=required, moment=record.moment,
+                         entry_skill=extra.get("entry_skill"), entry_file=extra.get("entry_file"))
+        result = score(spec, record.calls)
+        reads, verdicts, moment_at = result.reads, dict(result.verdicts), result.moment_at
+        entry = result.entry_loaded_at if (spec.entry_skill or spec.entry_file) else record.entry_loaded_at
+    else:
+        spec = ScoreSpec(kind=record.kind, required=required)
+        result = score(spec, record.calls, moment_at=record.moment_at)
+        reads, verdicts, moment_at = result.reads, dict(result.verdicts), result.moment_at
+        entry = record.entry_loaded_at
+    data = record.model_dump()
+    data.update(required_read_at=dict(reads), verdict=verdicts, moment_at=moment_at, entry_loaded_at=entry,
+                scorer_rules=SCORER_RULES,
+                rescored_from={"verdict": dict(record.verdict), "overall": record.overall,
+                               "scorer_rules": record.scorer_rules})
+    if record.valid:
+        data["overall"] = overall_verdict(record.kind, verdicts) if verdicts else None
+    new = RunRecord.model_validate(data)
+    return new
+
+
+def changes(record: RunRecord, new: RunRecord, file: str, line: int) -> list[Change]:
+    """Every per-file verdict of `new` that differs from the record's stored one."""
+    unknown = bool((record.model_extra or {}).get(STATUS_UNKNOWN, False))
+    out = []
+    for key in dict.fromkeys([*record.verdict, *new.verdict]):
+        old, now = record.verdict.get(key), new.verdict.get(key)
+        if old != now and record.valid:
+            out.append(Change(file, line, record.target, record.kind, record.run, record.batch, record.source,
+                              key, old, now, unknown))
+    return out
