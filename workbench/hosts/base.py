@@ -1,0 +1,144 @@
+"""What every host adapter shares: the run spec, the launch it builds, and the cleaned environment.
+
+An adapter turns a `RunSpec` (prompt, repo, a run dir with a temporary HOME, model choice) into a
+`Launch` (argv, env, files to write, login files to link). Nothing is started here: the runner
+materializes the launch and runs it, so adapters stay pure and testable without the CLIs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+from workbench.hosts.stubs import stub_files
+
+SCRIPTED = "scripted"
+"""The model name that points a host at the scripted model server instead of its vendor."""
+
+FAKE_KEY = "sk-workbench-scripted"
+"""An API key for the scripted server: any non-empty value passes the hosts' checks."""
+
+_HOST_PREFIXES = ("ANTHROPIC_", "CLAUDE", "CODEX_", "OPENAI_", "GEMINI_", "GOOGLE_", "OPENCODE_", "XAI_",
+                  "GROK_", "XDG_", "NPM_CONFIG_", "NODE_OPTIONS", "VERTEX", "AWS_BEARER")
+_PROXY_NAMES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "ftp_proxy", "socks_proxy")
+
+
+def clean_env(outer: Mapping[str, str]) -> dict[str, str]:
+    """The outer environment without any host, login or proxy variable, so no run inherits the session's."""
+    env: dict[str, str] = {}
+    for name, value in outer.items():
+        upper = name.upper()
+        if upper.startswith(_HOST_PREFIXES) or name.lower() in _PROXY_NAMES:
+            continue
+        env[name] = value
+    return env
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One host run: where it happens and which model answers.
+
+    `run_dir` holds `home/` (the temporary HOME), `tmp/` and `bin/` (stubs and aliases); `repo` is
+    the working tree the host works in (usually `run_dir/repo`). `model` is SCRIPTED (then
+    `server_url` is the model server) or a real model name (then the user's login files are linked).
+    """
+
+    prompt: str
+    repo: Path
+    run_dir: Path
+    binary: Path
+    model: str = SCRIPTED
+    server_url: str | None = None
+    add_dirs: tuple[Path, ...] = ()
+    login_home: Path | None = None
+    """Where the user's login files live (default: the outer HOME); only used with a real model."""
+
+    @property
+    def home(self) -> Path:
+        return self.run_dir / "home"
+
+    @property
+    def tmp(self) -> Path:
+        return self.run_dir / "tmp"
+
+    @property
+    def bin_dir(self) -> Path:
+        return self.run_dir / "bin"
+
+    @property
+    def scripted(self) -> bool:
+        return self.model == SCRIPTED
+
+    def url(self) -> str:
+        """The model server's base URL; a scripted run without one is a programming error."""
+        if not self.server_url:
+            raise ValueError("a scripted run needs the model server's URL")
+        return self.server_url.rstrip("/")
+
+
+@dataclass
+class Launch:
+    """How to start one host: argv, the whole environment, files to write and files to link."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: Path
+    files: dict[Path, str] = field(default_factory=dict)
+    links: dict[Path, Path] = field(default_factory=dict)
+    """Link path -> target (login files, the Codex sandbox alias); linked, never copied."""
+    executable: set[Path] = field(default_factory=set)
+    """Written files to mark executable (the PATH stubs)."""
+
+    def materialize(self) -> None:
+        """Write the files and make the links (replacing stale ones from an earlier run)."""
+        for path, text in self.files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            if path in self.executable:
+                path.chmod(0o755)
+        for link, target in self.links.items():
+            link.parent.mkdir(parents=True, exist_ok=True)
+            if link.is_symlink() or link.exists():
+                link.unlink()
+            link.symlink_to(target)
+
+
+class HostAdapter:
+    """Base of the per-host adapters: package facts plus `build(run) -> Launch`."""
+
+    name: ClassVar[str]
+    package: ClassVar[str]
+    """The npm package, or '' for hosts not installed from npm."""
+    pinned: ClassVar[str]
+    login_files: ClassVar[tuple[str, ...]] = ()
+    """Login files relative to HOME, linked into the temp HOME for real-model runs."""
+    verified: ClassVar[bool] = True
+
+    def build(self, run: RunSpec) -> Launch:
+        raise NotImplementedError
+
+    def launch(self, run: RunSpec, argv: list[str], env: dict[str, str], files: dict[Path, str] | None = None,
+               links: dict[Path, Path] | None = None) -> Launch:
+        """The launch with the PATH stubs and (real models) login links added; runs in the repo."""
+        stubs = stub_files(run.bin_dir, self.name)
+        all_links = {**self.login_links(run), **(links or {})}
+        return Launch(argv, env, run.repo, {**stubs, **(files or {})}, all_links, set(stubs))
+
+    def base_env(self, run: RunSpec, outer: Mapping[str, str] | None = None) -> dict[str, str]:
+        """Cleaned environment with the temp HOME, TMPDIR and the run's bin dir first on PATH."""
+        env = clean_env(os.environ if outer is None else outer)
+        path = env.get("PATH", os.defpath)
+        node_dir = str(Path(run.binary).parent)
+        env.update({"HOME": str(run.home), "TMPDIR": str(run.tmp), "PATH": f"{run.bin_dir}:{path}:{node_dir}",
+                    "NO_COLOR": "1", "TERM": env.get("TERM", "dumb")})
+        return env
+
+    def login_links(self, run: RunSpec) -> dict[Path, Path]:
+        """Symlinks from the temp HOME to the user's existing login files (real models only)."""
+        if run.scripted:
+            return {}
+        source = run.login_home or Path(os.environ.get("HOME", str(Path.home())))
+        return {run.home / rel: source / rel for rel in self.login_files if (source / rel).exists()}

@@ -1,0 +1,60 @@
+"""Codex CLI: `codex exec --json -s workspace-write --skip-git-repo-check PROMPT` with its own CODEX_HOME.
+
+The config names a Responses-API provider at the model server (`wire_api = "responses"`; retries 0
+so a failing model ends the run fast) and `model = "gpt-5.5"`, a name from the CLI's bundled list
+(another name errors and loses the freeform `apply_patch` tool). Analytics and the remote
+plugin/app features are off to stop outside traffic. Its Linux sandbox re-executes itself as
+`codex-linux-sandbox`, so that alias of the native binary is linked into the run's bin dir.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from workbench.hosts.base import FAKE_KEY, HostAdapter, Launch, RunSpec
+
+SCRIPTED_MODEL = "gpt-5.5"
+KEY_VAR = "WORKBENCH_SCRIPTED_KEY"
+
+
+def config_toml(run: RunSpec) -> str:
+    """$CODEX_HOME/config.toml for the run."""
+    model = SCRIPTED_MODEL if run.scripted else run.model
+    lines = [f'model = "{model}"', 'approval_policy = "never"']
+    if run.scripted:
+        lines += ['model_provider = "workbench"', "", "[model_providers.workbench]",
+                  'name = "workbench scripted model"', f'base_url = "{run.url()}/v1"', 'wire_api = "responses"',
+                  f'env_key = "{KEY_VAR}"', "request_max_retries = 0", "stream_max_retries = 0"]
+    lines += ["", "[analytics]", "enabled = false", "", "[features]", "plugins = false", "remote_plugin = false",
+              "apps = false", ""]
+    return "\n".join(lines)
+
+
+def native_binary(binary: Path) -> Path:
+    """The native codex binary behind the npm shim (the shim is `node_modules/.bin/codex`)."""
+    real = binary.resolve()
+    if real.suffix != ".js":
+        return real
+    found = sorted(real.parents[2].glob("codex-*/vendor/*/bin/codex"))
+    return found[0] if found else real
+
+
+class CodexAdapter(HostAdapter):
+    name = "codex"
+    package = "@openai/codex"
+    pinned = "0.171.0"
+    login_files = (".codex/auth.json",)
+
+    def build(self, run: RunSpec) -> Launch:
+        codex_home = run.home / ".codex"
+        argv = [str(run.binary), "exec", "--json", "-s", "workspace-write", "--skip-git-repo-check"]
+        for extra in run.add_dirs:
+            argv += ["--add-dir", str(extra)]
+        argv.append(run.prompt)
+        env = self.base_env(run)
+        env["CODEX_HOME"] = str(codex_home)
+        if run.scripted:
+            env[KEY_VAR] = FAKE_KEY
+        files = {codex_home / "config.toml": config_toml(run)}
+        links = {run.bin_dir / "codex-linux-sandbox": native_binary(run.binary)}
+        return self.launch(run, argv, env, files, links)

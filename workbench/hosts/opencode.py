@@ -1,0 +1,51 @@
+"""OpenCode: `opencode run --format json PROMPT` with an OPENCODE_CONFIG file.
+
+Scripted runs use an `@ai-sdk/openai-compatible` provider (bundled) at the model server.
+`OPENCODE_DISABLE_MODELS_FETCH=1` stops the model-catalogue download; its background install of
+its plugin package is pointed at a dead 127.0.0.1 port (the failure is harmless).
+`experimental.continue_loop_on_deny` keeps a denied external-directory access from ending the run.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from workbench.hosts.base import FAKE_KEY, HostAdapter, Launch, RunSpec
+
+DEAD_REGISTRY = "http://127.0.0.1:9/"
+"""The discard port: nothing listens, so npm fails at once without leaving the machine."""
+
+
+def config(run: RunSpec) -> dict[str, Any]:
+    """The OPENCODE_CONFIG JSON for the run."""
+    data: dict[str, Any] = {"$schema": "https://opencode.ai/config.json", "autoupdate": False,
+                            "share": "disabled", "experimental": {"continue_loop_on_deny": True}}
+    if run.scripted:
+        data["provider"] = {"workbench": {
+            "npm": "@ai-sdk/openai-compatible", "name": "workbench scripted model",
+            "options": {"baseURL": f"{run.url()}/v1", "apiKey": FAKE_KEY},
+            "models": {"scripted": {"name": "scripted", "tool_call": True}}}}
+        data["model"] = "workbench/scripted"
+    else:
+        data["model"] = run.model
+    if run.add_dirs:
+        data["permission"] = {"external_directory": {f"{d}/**": "allow" for d in run.add_dirs}}
+    return data
+
+
+class OpenCodeAdapter(HostAdapter):
+    name = "opencode"
+    package = "opencode-ai"
+    pinned = "1.18.33"
+    login_files = (".local/share/opencode/auth.json",)
+
+    def build(self, run: RunSpec) -> Launch:
+        config_path = run.run_dir / "opencode.json"
+        argv = [str(run.binary), "run", "--format", "json", run.prompt]
+        env = self.base_env(run)
+        env.update({"OPENCODE_CONFIG": str(config_path), "OPENCODE_DISABLE_MODELS_FETCH": "1",
+                    "OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+                    "npm_config_registry": DEAD_REGISTRY})
+        files = {config_path: json.dumps(config(run), indent=2) + "\n"}
+        return self.launch(run, argv, env, files)

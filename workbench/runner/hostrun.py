@@ -1,0 +1,150 @@
+"""One real host run end to end: model server (scripted runs), adapter launch, watchdogs, parsed stream.
+
+The stream is parsed live (each event goes to `on_event` as it happens); Codex is parsed again
+after exit together with its rollout session log, which alone shows the refusals `--json` omits.
+The validity gates a record needs come back with the run: host version (stream, else
+`--version`), served model (stream, else what the model server was asked for) and what the host
+offered the model (tools, skills, plugins).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from workbench.core.events import Event, ParsedRun
+from workbench.core.parsers import make_parser, parse_lines
+from workbench.hosts import SCRIPTED, Launch, RunSpec, adapter
+from workbench.hosts.install import probe_version, require_binary
+from workbench.modelstub import Fault, ModelServer, Script
+from workbench.runner.process import ProcessResult, TimeoutReason, run_process
+
+
+@dataclass
+class HostRun:
+    """What one run produced, with the facts a record's validity gates need."""
+
+    host: str
+    parsed: ParsedRun
+    stdout_path: Path
+    stderr_path: Path
+    exit_code: int
+    timed_out: TimeoutReason | None
+    duration: float
+    started_at: str
+    finished_at: str
+    launch: Launch
+    host_version: str | None = None
+    served_model: str | None = None
+    offered: list[dict[str, Any]] = field(default_factory=list)
+    """The model server's per-request log (scripted runs)."""
+    offered_tools: list[str] = field(default_factory=list)
+    offered_skills: list[str] = field(default_factory=list)
+    offered_plugins: list[str] = field(default_factory=list)
+    server_errors: list[str] = field(default_factory=list)
+    session_log: Path | None = None
+
+    def skill_offered(self, name: str) -> bool:
+        """Whether NAME (a skill, `plugin:skill`, or a plugin) was offered to the model."""
+        return any(name in (s, s.split(":")[-1]) for s in self.offered_skills) or name in self.offered_plugins
+
+
+@functools.cache
+def _cli_version(binary: str) -> str | None:
+    """`--version` of a binary, once per process (it costs a second or so for node hosts)."""
+    return probe_version(Path(binary))
+
+
+def _rollout(codex_home: Path) -> Path | None:
+    """The newest Codex rollout session log under CODEX_HOME/sessions."""
+    logs = sorted(codex_home.glob("sessions/**/rollout-*.jsonl"), key=lambda p: p.stat().st_mtime)
+    return logs[-1] if logs else None
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_bytes().decode("utf-8", errors="replace").splitlines()
+
+
+def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script | None = None,
+             faults: Iterable[Fault] = (), on_event: Callable[[Event], None] | None = None,
+             timeout: float = 300.0, silence_timeout: float | None = None, model: str | None = None,
+             placeholders: Mapping[str, str] | None = None, extra_env: Mapping[str, str] | None = None,
+             add_dirs: Iterable[Path] = (), binary: Path | None = None, probe: bool = True) -> HostRun:
+    """Run HOST once on REPO; a SCRIPT runs it against a fresh scripted model server on 127.0.0.1.
+
+    `extra_env` is applied after the adapter's environment (tests use it to add a logging proxy).
+    `model` names a real model when no script is given.
+    """
+    ad = adapter(host)
+    exe = binary or require_binary(host)
+    for sub in ("home", "tmp", "bin"):
+        (run_dir / sub).mkdir(parents=True, exist_ok=True)
+    spec_model = SCRIPTED if script is not None else (model or "")
+    values = {"repo": str(repo), "home": str(run_dir / "home"), "outside": str(run_dir / "outside"),
+              **(placeholders or {})}
+    server = ModelServer(script, values, faults=faults, log_path=run_dir / "offered.jsonl") if script else None
+    parser = make_parser(host)
+    live = ParsedRun()
+
+    def feed(line: str) -> None:
+        for event in parser.feed(line):
+            live.apply(event)
+            if on_event is not None:
+                on_event(event)
+
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    if server is not None:
+        server.start()
+    try:
+        spec = RunSpec(prompt, repo, run_dir, exe, spec_model, server.url if server else None, tuple(add_dirs))
+        launch = ad.build(spec)
+        launch.env.update(extra_env or {})
+        launch.materialize()
+        result: ProcessResult = run_process(launch.argv, env=launch.env, cwd=launch.cwd,
+                                            stdout_path=run_dir / "stdout.jsonl", stderr_path=run_dir / "stderr.txt",
+                                            on_line=feed, timeout=timeout, silence_timeout=silence_timeout)
+    finally:
+        if server is not None:
+            server.stop()
+    for event in parser.finish():
+        live.apply(event)
+        if on_event is not None:
+            on_event(event)
+    parsed, session_log = live, None
+    if host == "codex":
+        session_log = _rollout(Path(launch.env["CODEX_HOME"]))
+        if session_log is not None:
+            parsed = parse_lines("codex", _lines(run_dir / "stdout.jsonl"), _lines(session_log))
+    run = HostRun(host, parsed, run_dir / "stdout.jsonl", run_dir / "stderr.txt", result.exit_code,
+                  result.timed_out, result.duration, started_at, datetime.now(UTC).isoformat(timespec="seconds"),
+                  launch, session_log=session_log)
+    _gates(run, server, exe, probe)
+    return run
+
+
+def _gates(run: HostRun, server: ModelServer | None, binary: Path, probe: bool) -> None:
+    """Fill host version, served model and the offered tools/skills/plugins."""
+    init = run.parsed.init
+    run.host_version = init.host_version if init and init.host_version else None
+    if run.host_version is None and probe:
+        run.host_version = _cli_version(str(binary))
+    ended = run.parsed.ended
+    run.served_model = (ended.served_model if ended and ended.served_model else None) or (init.model if init else None)
+    tools: set[str] = set(init.tools if init else ())
+    skills: set[str] = set(init.skills if init else ())
+    plugins: set[str] = set(init.plugins if init else ())
+    if server is not None:
+        run.offered = list(server.offered)
+        run.server_errors = list(server.errors)
+        scripted = [entry for entry in server.offered if entry["scripted"]]
+        for entry in scripted:
+            tools.update(entry["tools"])
+            skills.update(entry["skills"])
+            plugins.update(entry["plugins"])
+        if run.served_model is None and scripted:
+            run.served_model = scripted[-1]["model"]
+    run.offered_tools, run.offered_skills, run.offered_plugins = sorted(tools), sorted(skills), sorted(plugins)

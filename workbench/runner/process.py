@@ -1,0 +1,102 @@
+"""Run one host process under watchdogs: its own process group, stdout line by line, stderr to a file.
+
+Two limits: a total timeout and a silence timeout (no stdout line for that long). Either one
+terminates the WHOLE process group (hosts spawn shells, sandboxes and node helpers), then kills it
+after a grace period. The callback sees every stdout line as it arrives (live panes, canaries).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Literal
+
+TimeoutReason = Literal["total", "silence"]
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    """How the process ended: exit code (negative: killed by that signal), which watchdog fired, if any."""
+
+    exit_code: int
+    timed_out: TimeoutReason | None
+    duration: float
+    lines: int
+
+
+def _pump(stream: IO[bytes], out: queue.Queue[bytes | None]) -> None:
+    """Reader thread: every stdout line into the queue, then None at EOF."""
+    try:
+        for raw in iter(stream.readline, b""):
+            out.put(raw)
+    finally:
+        out.put(None)
+
+
+def _stop_group(proc: subprocess.Popen[bytes], grace: float) -> None:
+    """SIGTERM the process group, then SIGKILL it if the leader is still there after GRACE seconds."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(grace)
+            if sig == signal.SIGTERM:
+                os.killpg(proc.pid, signal.SIGKILL)  # leftovers in the group (shells, helpers)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+        except ProcessLookupError:
+            return
+
+
+def run_process(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdout_path: Path, stderr_path: Path,
+                on_line: Callable[[str], None] | None = None, timeout: float = 600.0,
+                silence_timeout: float | None = None, grace: float = 3.0) -> ProcessResult:
+    """Start ARGV in a new session, feed each stdout line to ON_LINE, and enforce the watchdogs."""
+    started = time.monotonic()
+    count = 0
+    reason: TimeoutReason | None = None
+    with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
+        proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=err, start_new_session=True)
+        assert proc.stdout is not None
+        lines: queue.Queue[bytes | None] = queue.Queue()
+        reader = threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True, name="host-stdout")
+        reader.start()
+        last = started
+        while True:
+            now = time.monotonic()
+            wait = started + timeout - now
+            if silence_timeout is not None:
+                wait = min(wait, last + silence_timeout - now)
+            if wait <= 0:
+                reason = "total" if now - started >= timeout else "silence"
+                break
+            try:
+                raw = lines.get(timeout=wait)
+            except queue.Empty:
+                continue
+            if raw is None:
+                break
+            last = time.monotonic()
+            count += 1
+            out.write(raw)
+            out.flush()
+            if on_line is not None:
+                on_line(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+        if reason is not None:
+            _stop_group(proc, grace)
+        code = proc.wait()
+        if reason is None:
+            _stop_group(proc, 0.0)  # a host's stray children do not outlive the run
+        reader.join(grace)
+    return ProcessResult(code, reason, time.monotonic() - started, count)
