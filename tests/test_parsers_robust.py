@@ -22,7 +22,7 @@ HOST_STREAMS = {
     "opencode": ["opencode-final.jsonl"],
     "gemini": ["gemini-autoedit-allowshell.jsonl"],
     "grok": ["grok-handwritten-UNVERIFIED.jsonl"],
-    "sim": ["sim-sample.jsonl"],
+    "sim": ["claude.jsonl"],  # the sim host writes Claude Code's stream-json (tests/test_sim_*.py)
 }
 ALL = [(host, name) for host, names in HOST_STREAMS.items() for name in names]
 REAL_LINES = {host: [ln for n in names for ln in (STREAMS / n).read_text().splitlines()]
@@ -171,7 +171,7 @@ def test_wrong_types_are_skipped_lines() -> None:
         "gemini": ['{"type":"message","role":"assistant","content":[1]}',
                    '{"type":"tool_result","tool_id":"?"}'],
         "grok": ['{"type":"assistant","message":{"content":"text"}}', '[1,2]'],
-        "sim": ['{"type":"call","call":5}', '{"type":"end","is_error":"no"}'],
+        "sim": ['{"type":"assistant","message":{"content":"text"}}', '{"type":"user","message":[]}'],
     }
     for host, lines in cases.items():
         run = parse_lines(host, lines)

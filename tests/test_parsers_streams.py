@@ -238,32 +238,6 @@ def test_grok_handwritten_unverified_sample() -> None:
     assert run.ended is not None and not run.ended.is_error and not run.skipped
 
 
-def test_sim_sample() -> None:
-    run = parse("sim-sample.jsonl", "sim")
-    assert shape(run.calls) == [
-        ("read", "read", "notes.txt", "ok", None),
-        ("shell", "shell", CAT_LS, "error", 2),
-        ("read", "read", OUTSIDE, "denied", None),
-        ("skill", "skill", "operations", "ok", None),
-        ("edit", "edit", "notes.txt", "ok", None),
-    ]
-    assert run.calls[1].unreadable == ["missing"]
-    assert run.init is not None and run.init.host_version == "sim-1" and run.init.skills == ("operations",)
-    assert (run.usage.input_tokens, run.usage.output_tokens) == (500, 60)
-    assert run.ended is not None and not run.ended.is_error and not run.skipped
-
-
-def test_sim_rejects_bad_fields_as_skipped_lines() -> None:
-    run = parse_lines("sim", [
-        '{"type":"call","call":{"index":0,"tool":"read","kind":"teleport"}}',
-        '{"type":"result_of","index":7,"status":"ok"}',
-        '{"type":"call","call":{"index":0,"tool":"read","kind":"read","path":"a"}}',
-        '{"type":"result_of","index":0,"status":"maybe"}',
-    ])
-    assert [s.line_no for s in run.skipped] == [1, 2, 4]
-    assert len(run.calls) == 1 and run.calls[0].status == "error"  # never finished
-
-
 def test_unknown_host_is_an_input_error() -> None:
     with pytest.raises(InputError):
         make_parser("nethack")

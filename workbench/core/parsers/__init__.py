@@ -28,16 +28,19 @@ HOSTS = ("claude", "codex", "opencode", "gemini", "grok", "sim")
 
 def make_parser(host: str, session_log: Iterable[str] | None = None) -> StreamParser:
     """A fresh parser for HOST; Codex may take its rollout session log for the refusals --json omits."""
-    from workbench.core.parsers import claude, codex, gemini, grok, opencode, sim
+    from workbench.core.parsers import claude, codex, gemini, grok, opencode
 
     if host == "codex":
         return codex.CodexParser(session_log)
+    if host == "sim":
+        parser = claude.ClaudeParser()  # the sim host writes Claude Code's stream-json (workbench.sim)
+        parser.host = "sim"
+        return parser
     simple: dict[str, type[StreamParser]] = {
         "claude": claude.ClaudeParser,
         "opencode": opencode.OpenCodeParser,
         "gemini": gemini.GeminiParser,
         "grok": grok.GrokParser,
-        "sim": sim.SimParser,
     }
     if host not in simple:
         raise InputError(f"unknown host {host!r}; known: {', '.join(HOSTS)}", field="host")
