@@ -21,7 +21,7 @@ from pathlib import Path
 
 from workbench.core.models import ScoreSpec
 from workbench.core.parsers import parse_lines
-from workbench.core.records import encode, parse_record
+from workbench.core.records import encode, parse_line
 from workbench.core.rescore import rescore
 from workbench.core.scoring import score
 
@@ -56,7 +56,7 @@ def rescoring(lines: list[str], repeat: int) -> dict[str, float]:
 
     def full() -> None:
         for number, line in enumerate(lines, 1):
-            rescore(parse_record(json.loads(line), file="bench", line=number))
+            rescore(parse_line(line, file="bench", line=number))
 
     base = best_of(repeat, loads_only)
     total = best_of(repeat, full)
@@ -85,7 +85,7 @@ def stream_scoring(host: str, repeat: int, target_mb: float) -> dict[str, float]
 def report(repeat: int) -> str:
     """Run everything and format the markdown section."""
     published = [line for line in PUBLISHED.read_text().splitlines() if line.strip()] * 20
-    native = [encode(rescore(parse_record(json.loads(line), file="bench", line=1))).decode().rstrip("\n")
+    native = [encode(rescore(parse_line(line, file="bench", line=1))).decode().rstrip("\n")
               for line in published]
     rows_r = {"published AgentsMD records (imported)": rescoring(published, repeat),
               "our own records (RunRecord)": rescoring(native, repeat)}

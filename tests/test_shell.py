@@ -32,6 +32,9 @@ def writes(command: str) -> list[str]:
     ("<repo>/skills/x.md", "<plugin>/skills/x.md", False),
     ("p/references/*.md", "references/context.md", True),
     ("p/references/*.txt", "references/context.md", False),
+    ("tests/*", "prose.md", False),  # a bare glob gives no evidence of the base-name-only file's directory
+    ("<plugin>/x/*.md", "context.md", False),
+    ("docs/*", "docs/prose.md", True),
 ])
 def test_suffix_match_on_segment_boundaries(path: str, required: str, expected: bool) -> None:
     assert suffix_match(path, required) is expected

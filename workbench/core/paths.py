@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from functools import lru_cache
 
 _PLACEHOLDER = re.compile(r"^<[A-Za-z][\w.-]*>$")
-_GLOB_CHARS = frozenset("*?[")
+GLOB_CHARS = frozenset("*?[")
+_GLOB_CHARS = GLOB_CHARS
 HOME = "<home>"
 
 
@@ -57,9 +59,10 @@ def normalize(path: str) -> str:
     return ("/" + joined) if absolute else joined
 
 
-def segments(path: str) -> list[str]:
-    """The normalized path split into segments (a leading `/` is dropped)."""
-    return [s for s in normalize(path).split("/") if s]
+@lru_cache(maxsize=65536)
+def segments(path: str) -> tuple[str, ...]:
+    """The normalized path split into segments (a leading `/` is dropped); cached: scoring asks often."""
+    return tuple(s for s in normalize(path).split("/") if s)
 
 
 def _seg_match(actual: str, wanted: str) -> bool:
@@ -67,6 +70,15 @@ def _seg_match(actual: str, wanted: str) -> bool:
     if actual == wanted:
         return True
     return bool(_GLOB_CHARS.intersection(actual)) and fnmatch.fnmatchcase(wanted, actual)
+
+
+def _window_match(have: tuple[str, ...], want: tuple[str, ...]) -> bool:
+    """Segment-wise match; a glob only counts when a literal segment also matched, because a bare
+    `tests/*` says nothing about WHICH directory a base-name-only required file lives in."""
+    if not all(_seg_match(a, w) for a, w in zip(have, want, strict=True)):
+        return False
+    globbed = any(_GLOB_CHARS.intersection(a) for a in have)
+    return not globbed or any(a == w and not is_placeholder(a) for a, w in zip(have[:-1], want[:-1], strict=True))
 
 
 def suffix_match(path: str, required: str) -> bool:
@@ -83,10 +95,10 @@ def suffix_match(path: str, required: str) -> bool:
         rest = want[1:]
         if not rest:
             return False
-        return all(_seg_match(a, w) for a, w in zip(have[-len(rest):], rest, strict=True))
+        return _window_match(have[-len(rest):], tuple(rest))
     if len(have) < len(want):
         return False
-    return all(_seg_match(a, w) for a, w in zip(have[-len(want):], want, strict=True))
+    return _window_match(have[-len(want):], want)
 
 
 def either_suffix(a: str, b: str) -> bool:

@@ -52,15 +52,13 @@ def rescore(record: RunRecord) -> RunRecord:
         result = score(spec, record.calls, moment_at=record.moment_at)
         reads, verdicts, moment_at = result.reads, dict(result.verdicts), result.moment_at
         entry = record.entry_loaded_at
-    data = record.model_dump()
-    data.update(required_read_at=dict(reads), verdict=verdicts, moment_at=moment_at, entry_loaded_at=entry,
-                scorer_rules=SCORER_RULES,
-                rescored_from={"verdict": dict(record.verdict), "overall": record.overall,
-                               "scorer_rules": record.scorer_rules})
+    update = {"required_read_at": dict(reads), "verdict": verdicts, "moment_at": moment_at,
+              "entry_loaded_at": entry, "scorer_rules": SCORER_RULES,
+              "rescored_from": {"verdict": dict(record.verdict), "overall": record.overall,
+                                "scorer_rules": record.scorer_rules}}
     if record.valid:
-        data["overall"] = overall_verdict(record.kind, verdicts) if verdicts else None
-    new = RunRecord.model_validate(data)
-    return new
+        update["overall"] = overall_verdict(record.kind, verdicts) if verdicts else None
+    return record.model_copy(update=update)
 
 
 def changes(record: RunRecord, new: RunRecord, file: str, line: int) -> list[Change]:

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from workbench.core.models import Call, CallKind, CaseKind, Score, ScoreSpec, Verdict
 from workbench.core.moments import find_moment, parse_moment
+from workbench.core.paths import GLOB_CHARS as _GLOB_CHARS
 from workbench.core.paths import either_suffix, segments, suffix_match
 from workbench.core.shell import analyze
 
@@ -53,18 +54,22 @@ def first_read(required: str, calls: Sequence[Call]) -> int | None:
 
 
 def first_reads(required: Sequence[str], calls: Sequence[Call]) -> dict[str, int | None]:
-    """Index of the first successful read of each required file; each call is analyzed once."""
+    """Index of the first successful read of each required file; each call is analyzed once and a
+    read path is only compared with required files of the same base name (globs with all)."""
     found: dict[str, int | None] = dict.fromkeys(required)
+    by_base: dict[str, list[str]] = {}
+    for req in found:
+        by_base.setdefault(segments(req)[-1] if segments(req) else req, []).append(req)
     missing = set(found)
     for i, call in enumerate(calls):
         if not missing:
             break
-        paths = read_paths(call)
-        if not paths:
-            continue
-        for req in [r for r in missing if any(suffix_match(p, r) for p in paths)]:
-            found[req] = i
-            missing.discard(req)
+        for path in read_paths(call):
+            base = segments(path)[-1] if segments(path) else path
+            candidates = missing if _GLOB_CHARS.intersection(base) else by_base.get(base, ())
+            for req in [r for r in candidates if r in missing and suffix_match(path, r)]:
+                found[req] = i
+                missing.discard(req)
     return found
 
 
