@@ -1,0 +1,96 @@
+"""The sim agent loop: executes a host-neutral Script turn by turn, really running each tool.
+
+Each step is one model turn: its text, then its tool_use blocks, then one tool_result per call in
+order. A step without calls ends the run with its text; a script whose last step still has calls
+ends with "Done.", as the scripted model server does.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from workbench.modelstub.script import Script, ScriptCall
+from workbench.sim.stream import StreamWriter
+from workbench.sim.tools import Outcome, Workspace, plugin_name
+
+TOOLS = ["Read", "Bash", "Edit", "Write", "Skill"]
+FINAL_TEXT = "Done."
+NO_OUTPUT_ERROR = ("API Error: Repeated 529 Overloaded errors · check status.claude.com "
+                   "(simulated provider fault: no model output)")
+
+
+def tool_call(call: ScriptCall) -> tuple[str, dict[str, Any]]:
+    """The Claude Code tool name and input for a portable call."""
+    if call.read is not None:
+        return "Read", {"file_path": call.read}
+    if call.shell is not None:
+        return "Bash", {"command": call.shell, "description": "Run a shell command"}
+    if call.edit is not None:
+        return "Edit", {"file_path": call.edit.path, "old_string": call.edit.old, "new_string": call.edit.new,
+                        "replace_all": False}
+    if call.write is not None:
+        return "Write", {"file_path": call.write.path, "content": call.write.content}
+    return "Skill", {"skill": call.skill or ""}
+
+
+def execute(call: ScriptCall, ws: Workspace) -> tuple[Outcome, str | None]:
+    """Run one call in the workspace: its outcome, and for a loaded skill the body the host injects."""
+    if call.read is not None:
+        return ws.read(call.read), None
+    if call.shell is not None:
+        return ws.bash(call.shell), None
+    if call.edit is not None:
+        return ws.edit(call.edit.path, call.edit.old, call.edit.new), None
+    if call.write is not None:
+        return ws.write(call.write.path, call.write.content), None
+    return ws.skill(call.skill or "")
+
+
+def run_script(script: Script, ws: Workspace, writer: StreamWriter, *, prompt: str, version: str) -> int:
+    """Run SCRIPT against the workspace, writing the stream; returns the process exit code (0)."""
+    started = time.monotonic()
+    start(ws, writer, version)
+    context = prompt
+    final: str | None = None
+    for step in script.steps:
+        writer.turn(context)
+        if step.say:
+            writer.say(step.say)
+        if not step.calls:
+            final = step.say
+            break
+        uses = [(call, *tool_call(call)) for call in step.calls]
+        ids = [writer.tool_use(name, tool_input) for _, name, tool_input in uses]
+        results: list[str] = []
+        for (call, name, tool_input), use_id in zip(uses, ids, strict=True):
+            outcome, body = execute(call, ws)
+            if outcome.denied:
+                writer.deny(use_id, name, tool_input, outcome.text)
+            else:
+                writer.tool_result(use_id, outcome.text, is_error=outcome.is_error)
+            if body:
+                writer.skill_text(body)
+            results.append(outcome.text)
+        context = "\n".join(results)
+    else:
+        writer.turn(context)
+        writer.say(FINAL_TEXT)
+        final = FINAL_TEXT
+    writer.result(text=final, duration_ms=int((time.monotonic() - started) * 1000))
+    return 0
+
+
+def run_fault(ws: Workspace, writer: StreamWriter, *, version: str) -> int:
+    """A provider that never answers: the host's synthetic error, an error result, exit 1, no model output."""
+    start(ws, writer, version)
+    writer.synthetic_error(NO_OUTPUT_ERROR)
+    writer.result(text=NO_OUTPUT_ERROR, is_error=True)
+    return 1
+
+
+def start(ws: Workspace, writer: StreamWriter, version: str) -> None:
+    """The init event: Claude's tool names, the plugin's skills and the plugin itself."""
+    plugins = [{"name": plugin_name(ws.plugin), "path": str(ws.plugin)}] if ws.plugin is not None else []
+    writer.init(cwd=str(ws.repo), tools=TOOLS, skills=[s.qualified for s in ws.skills], plugins=plugins,
+                version=version)
