@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from workbench.commands import home, rescore, schema, score, summary
+from workbench.commands import home, hosts, rescore, schema, score, summary
 
 Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
-COMMANDS: list[Register] = [score.register, summary.register, rescore.register, schema.register]
+COMMANDS: list[Register] = [score.register, summary.register, rescore.register, schema.register, hosts.register]
 _ = home

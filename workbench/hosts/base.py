@@ -133,7 +133,8 @@ class HostAdapter:
         path = env.get("PATH", os.defpath)
         node_dir = str(Path(run.binary).parent)
         env.update({"HOME": str(run.home), "TMPDIR": str(run.tmp), "PATH": f"{run.bin_dir}:{path}:{node_dir}",
-                    "NO_COLOR": "1", "TERM": env.get("TERM", "dumb")})
+                    "NO_COLOR": "1", "TERM": env.get("TERM", "dumb"), "PWD": str(run.repo)})
+        env.pop("OLDPWD", None)  # some hosts trust PWD over the real cwd
         return env
 
     def login_links(self, run: RunSpec) -> dict[Path, Path]:

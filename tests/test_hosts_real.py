@@ -1,0 +1,108 @@
+"""The REAL host CLIs (pinned, installed by the session fixture) against the scripted model server.
+
+Every run happens in its own tmp_path (repo, temp HOME, bin dir), talks only to 127.0.0.1, and is
+checked against the script's ground truth: the parsed calls and the file on disk.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hosts_fixtures import installed_hosts, make_repo  # noqa: F401 - the fixture is used by name
+
+from workbench.hosts import REAL_HOSTS
+from workbench.hosts.install import find_binary
+from workbench.modelstub import Fault, parse_script
+from workbench.runner import HostRun, run_host
+
+BASIC = parse_script({"steps": [
+    {"calls": [{"read": "{repo}/notes.txt"}]},
+    {"calls": [{"shell": "cat README.md; ls missing"}]},
+    {"calls": [{"edit": {"path": "{repo}/notes.txt", "old": "status: todo", "new": "status: done"}}]},
+    {"say": "Done."},
+]})
+
+# (tool, kind, status) per host for BASIC. Codex reads with `cat` (it has no read tool); a shell
+# with a non-zero exit is "error" except on Gemini, which reports success without an exit code.
+EXPECTED = {
+    "claude": [("Read", "read", "ok"), ("Bash", "shell", "error"), ("Edit", "edit", "ok")],
+    "codex": [("exec_command", "shell", "ok"), ("exec_command", "shell", "error"), ("apply_patch", "edit", "ok")],
+    "opencode": [("read", "read", "ok"), ("bash", "shell", "error"), ("edit", "edit", "ok")],
+    "gemini": [("read_file", "read", "ok"), ("run_shell_command", "shell", "ok"), ("replace", "edit", "ok")],
+}
+PINNED_VERSION = {"claude": "2.1.197", "codex": "0.171.0", "opencode": "1.18.33", "gemini": "0.61.0"}
+
+
+def run(host: str, root: Path, hosts_dir: Path, script=BASIC, **kw) -> HostRun:  # type: ignore[no-untyped-def]
+    binary = find_binary(host, hosts_dir)
+    assert binary is not None, f"{host} not installed under {hosts_dir}"
+    repo = root / "repo" if (root / "repo").exists() else make_repo(root)
+    return run_host(host, "Mark the notes as done.", repo, root, script=script, binary=binary,
+                    timeout=kw.pop("timeout", 90.0), **kw)
+
+
+@pytest.mark.parametrize("host", REAL_HOSTS)
+def test_read_shell_edit(host: str, tmp_path: Path, installed_hosts: Path) -> None:  # noqa: F811
+    seen: list[object] = []
+    result = run(host, tmp_path, installed_hosts, on_event=seen.append)
+    got = [(c.tool, c.kind, c.status) for c in result.parsed.calls]
+    assert got == EXPECTED[host], (got, result.stderr_path.read_text()[-2000:])
+    shell = result.parsed.calls[1]
+    assert shell.command is not None and shell.command.endswith("cat README.md; ls missing")
+    assert shell.unreadable == ["missing"]  # README.md was read; only `missing` failed
+    assert (tmp_path / "repo" / "notes.txt").read_text() == "status: done\n"
+    assert result.exit_code == 0 and result.timed_out is None
+    assert result.parsed.model_output and result.server_errors == []
+    assert result.host_version is not None and PINNED_VERSION[host] in result.host_version
+    assert result.served_model
+    assert seen, "events are passed on live"
+    if host == "codex":
+        assert result.session_log is not None and result.session_log.is_relative_to(tmp_path)
+
+
+def test_claude_read_outside_is_denied(tmp_path: Path, installed_hosts: Path) -> None:  # noqa: F811
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("secret\n")
+    script = parse_script({"steps": [{"calls": [{"read": "{outside}/secret.txt"}]},
+                                     {"calls": [{"read": "{repo}/notes.txt"}]}, {"say": "Done."}]})
+    result = run("claude", tmp_path, installed_hosts, script=script)
+    got = [(c.kind, c.status, Path(c.path or "").name) for c in result.parsed.calls]
+    assert got == [("read", "denied", "secret.txt"), ("read", "ok", "notes.txt")]
+
+
+def test_claude_529_forever_gives_no_model_output(tmp_path: Path, installed_hosts: Path) -> None:  # noqa: F811
+    # CLAUDE_CODE_MAX_RETRIES=1 keeps its backoff (~70 s at the default) out of the test; the outcome is the same:
+    # a synthetic "API Error" assistant message that must not count as model text.
+    result = run("claude", tmp_path, installed_hosts, faults=[Fault("status", status=529)],
+                 extra_env={"CLAUDE_CODE_MAX_RETRIES": "1"})
+    assert result.exit_code == 1 and result.timed_out is None
+    assert not result.parsed.model_output
+    assert result.parsed.ended is not None and result.parsed.ended.is_error
+    assert "529" in (result.parsed.ended.error or "")
+
+
+def test_codex_529_gives_no_model_output(tmp_path: Path, installed_hosts: Path) -> None:  # noqa: F811
+    result = run("codex", tmp_path, installed_hosts, faults=[Fault("status", status=529)])  # retries are 0
+    assert result.exit_code != 0 and result.timed_out is None
+    assert not result.parsed.model_output
+    assert result.parsed.ended is not None and result.parsed.ended.is_error
+
+
+def test_gemini_non_retryable_error_gives_no_model_output(tmp_path: Path, installed_hosts: Path) -> None:  # noqa: F811
+    # Gemini retries a 529 for ~4 minutes; a 400 is not retried, so this is the fast way to its error exit.
+    result = run("gemini", tmp_path, installed_hosts, faults=[Fault("status", status=400)])
+    assert result.exit_code not in (0, None) and result.timed_out is None
+    assert not result.parsed.model_output
+    assert result.parsed.ended is not None and result.parsed.ended.is_error
+
+
+@pytest.mark.parametrize("host", ["opencode", "gemini"])
+def test_retrying_host_is_stopped_by_the_watchdog(host: str, tmp_path: Path, installed_hosts: Path) -> None:  # noqa: F811
+    # OpenCode retries every model error (even a 400) ~8 times over ~75 s, Gemini a 529 for ~4 min:
+    # a short run timeout ends them; the run says which watchdog fired and has no model output.
+    result = run(host, tmp_path, installed_hosts, faults=[Fault("status", status=529)], timeout=20.0)
+    assert result.timed_out == "total"
+    assert not result.parsed.model_output
+    assert any(entry["fault"] == "status" for entry in result.offered), "the host did reach the model server"

@@ -1,0 +1,193 @@
+"""One canary: one case, one host, one fresh throwaway repo, scored into one anonymized RunRecord.
+
+The run is set up the way a batch run is (fixture repo, a copy of the plugin, a temporary HOME with
+the plugin's skills installed where each host looks for them), streamed live to a callback, then
+scored by THE scorer. The record carries the validity gates: host version, served model, whether
+the entry skill was offered, a Skill load error, no model output, timeout.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench import __version__
+from workbench.core.events import Event
+from workbench.core.models import Call, Case, RunRecord, Score, ScoreSpec, Verdict
+from workbench.core.scoring import SCORER_RULES, score
+from workbench.modelstub import Fault, Script
+from workbench.runner.fixture import make_fixture
+from workbench.runner.hostrun import HostRun
+
+SKILL_HOMES = (".claude/skills", ".codex/skills", ".agents/skills", ".config/opencode/skills", ".gemini/skills")
+"""Where, under the temporary HOME, the hosts look for user skills; the plugin's skills go in each."""
+
+
+@dataclass
+class CanaryRequest:
+    """Everything one canary run needs besides the case."""
+
+    host: str
+    plugin: Path
+    fixture: Path | None = None
+    script: Script | None = None
+    model: str | None = None
+    arm: str | None = None
+    faults: tuple[Fault, ...] = ()
+    no_output_fault: bool = False
+    """Make the model produce nothing: sim's provider fault, or 529 on every request for real hosts."""
+    timeout: float = 300.0
+    silence_timeout: float | None = None
+    outside_files: Mapping[str, str] = field(default_factory=dict)
+    """Files written under `{outside}` (a folder no host is allowed to read)."""
+    binary: Path | None = None
+    keep: bool = False
+
+
+@dataclass
+class CanaryResult:
+    """The record written, the score behind it and the host run (its run dir is gone unless kept)."""
+
+    record: RunRecord
+    score: Score
+    run: HostRun
+    run_dir: Path
+
+
+def entry_skill(plugin: Path, required: Iterable[str]) -> str | None:
+    """The plugin skill whose SKILL.md links a required file (the routing row's entry), else the only one."""
+    skills = sorted(p.parent for p in plugin.glob("skills/*/SKILL.md"))
+    names = [Path(r).name for r in required]
+    for skill in skills:
+        text = (skill / "SKILL.md").read_text(encoding="utf-8", errors="replace")
+        if any(name in text for name in names):
+            return skill.name
+    return skills[0].name if len(skills) == 1 else None
+
+
+def install_skills(plugin: Path, home: Path) -> None:
+    """Copy the plugin's skills into each host's user-skill folder under the temporary HOME."""
+    for skill in plugin.glob("skills/*/SKILL.md"):
+        for rel in SKILL_HOMES:
+            shutil.copytree(skill.parent, home / rel / skill.parent.name, dirs_exist_ok=True)
+
+
+def anonymizer(mapping: Mapping[str, str]) -> Callable[[Any], Any]:
+    """A function replacing each path of MAPPING (longest first) by its label in any nested value."""
+    pairs = sorted(((k, v) for k, v in mapping.items() if k), key=lambda kv: -len(kv[0]))
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            for path, label in pairs:
+                value = value.replace(path, label)
+            return value
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        return value
+
+    return clean
+
+
+def skill_error(calls: Iterable[Call]) -> str | None:
+    """The result of the first Skill call that failed, if any."""
+    for call in calls:
+        if call.kind == "skill" and call.status != "ok":
+            return (call.result or call.status)[:300]
+    return None
+
+
+def build_record(case: Case, req: CanaryRequest, run: HostRun, result: Score, entry: str | None,
+                 paths: Mapping[str, str]) -> RunRecord:
+    """The anonymized record of one scored run, with its validity gates."""
+    calls = run.parsed.calls
+    valid, reason = True, None
+    verdict: dict[str, Verdict] = {result.keys[k]: v for k, v in result.verdicts.items()}
+    overall: Verdict = result.overall
+    if run.timed_out is not None:
+        valid, reason = False, "timeout"
+    if not run.parsed.model_output:
+        valid, reason = False, "no-output"
+        verdict = dict.fromkeys(verdict, "no-output")
+        overall = "no-output"
+    kept = calls if result.moment_at is None else calls[:result.moment_at + 1]
+    clean = anonymizer(paths)
+    offered = (run.skill_offered(entry) if entry else None) if (run.offered_skills or run.offered_plugins
+                                                                or run.parsed.init) else None
+    record = RunRecord(
+        condition="canary", host=run.host, host_version=run.host_version,
+        model=req.model or ("scripted" if req.script is not None else None), served_model=run.served_model,
+        arm=req.arm, case_id=case.id, target=case.target, kind=case.kind, moment=case.moment,
+        required=list(case.required), calls=[Call.model_validate(clean(c.model_dump())) for c in kept],
+        required_read_at={result.keys[k]: v for k, v in result.reads.items()}, moment_at=result.moment_at,
+        entry_loaded_at=result.entry_loaded_at, verdict=verdict, overall=overall, valid=valid,
+        invalid_reason=reason, tool_calls=len(calls), failed_calls=[c.index for c in calls if c.status != "ok"],
+        usage=run.parsed.usage, started_at=run.started_at, finished_at=run.finished_at,
+        workbench_version=__version__, scorer_rules=SCORER_RULES,
+        entry_skill=entry, entry_offered=offered, offered_skills=clean(run.offered_skills),
+        skill_error=clean(skill_error(calls)), exit_code=run.exit_code,
+        run_error=clean(run.parsed.ended.error) if run.parsed.ended and run.parsed.ended.error else None,
+    )
+    return record
+
+
+def run_canary(case: Case, req: CanaryRequest, on_event: Callable[[Event], None] | None = None) -> CanaryResult:
+    """Set up a fresh repo and plugin copy, run the host once, score it and build the record."""
+    run_dir = Path(tempfile.mkdtemp(prefix="wb-canary-"))
+    try:
+        repo, plugin, home, outside = (run_dir / n for n in ("repo", "plugin", "home", "outside"))
+        make_fixture(repo, case, req.fixture)
+        shutil.copytree(req.plugin, plugin, ignore=shutil.ignore_patterns(".git"))
+        home.mkdir()
+        outside.mkdir()
+        for rel, text in req.outside_files.items():
+            (outside / rel).parent.mkdir(parents=True, exist_ok=True)
+            (outside / rel).write_text(text, encoding="utf-8")
+        prompt = case.prompt.replace("{repo}", str(repo))
+        placeholders = {"repo": str(repo), "plugin": str(plugin), "home": str(home), "outside": str(outside)}
+        run = _run(req, prompt, repo, run_dir, plugin, home, placeholders, on_event)
+        entry = entry_skill(plugin, case.required)
+        spec = ScoreSpec(kind=case.kind, required=case.required, moment=case.moment, entry_skill=entry,
+                         entry_file=f"skills/{entry}/SKILL.md" if entry else None)
+        result = score(spec, run.parsed.calls)
+        paths = {**{str(p): f"<{n}>" for n, p in (("repo", repo), ("plugin", plugin), ("home", home),
+                                                     ("outside", outside))},
+                 str(run_dir): "<run>", str(Path.home()): "~"}
+        paths.update({str(Path(p).resolve()): v for p, v in list(paths.items())})
+        record = build_record(case, req, run, result, entry, paths)
+        return CanaryResult(record, result, run, run_dir)
+    finally:
+        if not req.keep:
+            shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _run(req: CanaryRequest, prompt: str, repo: Path, run_dir: Path, plugin: Path, home: Path,
+         placeholders: dict[str, str], on_event: Callable[[Event], None] | None) -> HostRun:
+    """Dispatch to the sim or to a real host (against the scripted model server when a script is given)."""
+    if req.host == "sim":
+        from workbench.hosts.sim import run_sim
+
+        return run_sim(prompt, repo, run_dir, req.script, plugin=plugin, placeholders=placeholders,
+                       fault=req.no_output_fault, on_event=on_event, timeout=req.timeout, model=req.model)
+    from workbench.hosts.install import find_binary, hosts_dir
+    from workbench.runner.hostrun import run_host
+
+    install_skills(plugin, home)
+    faults = list(req.faults)
+    if req.no_output_fault:
+        faults.append(Fault("status", status=529))
+    script = req.script
+    if script is None and req.model is None:
+        from workbench.core.errors import InputError
+
+        raise InputError(f"{req.host} needs --model (the user's login) or --script (the scripted model server)",
+                         field="--model")
+    binary = req.binary or find_binary(req.host, hosts_dir())
+    return run_host(req.host, prompt, repo, run_dir, script=script, faults=faults, on_event=on_event,
+                    timeout=req.timeout, silence_timeout=req.silence_timeout, model=req.model,
+                    placeholders=placeholders, add_dirs=(plugin,), binary=binary)
