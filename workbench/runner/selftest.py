@@ -1,0 +1,123 @@
+"""The instrument self-test: scripted scenarios with a known verdict, run through each host, compared.
+
+Each scenario in `canaries/*.json` is a case, a host-neutral script and the verdict the scorer
+must give when a real host executes that script. A mismatch means a parser, the scorer or an
+adapter is wrong, so the numbers of every batch on that host would be too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from workbench.core.cases import parse_case
+from workbench.core.errors import InputError
+from workbench.core.models import Verdict
+from workbench.modelstub.script import Script
+from workbench.runner.canary import CanaryRequest, run_canary
+
+
+class Scenario(BaseModel):
+    """One self-test scenario: case, script and expected verdict (file `canaries/<name>.json`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = ""
+    description: str
+    expect: Verdict = Field(description="The overall verdict; positives also need every file at it.")
+    case: dict[str, Any]
+    script: Script
+    fault: str | None = Field(default=None, description="`no-output`: the model never answers (HTTP 529).")
+    timeout: float = Field(default=120.0, description="Seconds before the run is stopped.")
+    outside_files: dict[str, str] = Field(default_factory=dict)
+    not_on: dict[str, str] = Field(default_factory=dict, description="Host -> why it cannot express this.")
+
+
+def load_scenarios(folder: Path) -> list[Scenario]:
+    """Every `*.json` scenario in FOLDER, sorted by name."""
+    out = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InputError(f"cannot read scenario: {exc}", file=str(path)) from None
+        try:
+            scenario = Scenario.model_validate({"name": path.stem, **data})
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise InputError(str(err["msg"]), file=str(path),
+                             field=".".join(str(p) for p in err["loc"]) or None) from None
+        parse_case({"id": path.stem, "target": "selftest", **scenario.case}, file=str(path))
+        out.append(scenario)
+    return out
+
+
+@dataclass
+class Outcome:
+    """One scenario on one host: expected, got, and whether that is a pass (None: not applicable)."""
+
+    scenario: str
+    host: str
+    expected: str
+    got: str
+    ok: bool | None
+    detail: str = ""
+
+
+@dataclass
+class Report:
+    """All outcomes of a self-test."""
+
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(o.ok is not False for o in self.outcomes)
+
+
+def check(scenario: Scenario, host: str, *, plugin: Path, binary: Path | None = None) -> Outcome:
+    """Run SCENARIO on HOST and compare its verdicts with the expected one."""
+    if host in scenario.not_on:
+        return Outcome(scenario.name, host, scenario.expect, f"n/a: {scenario.not_on[host]}", None)
+    case = parse_case({"id": scenario.name, "target": "selftest", **scenario.case})
+    req = CanaryRequest(host=host, plugin=plugin, script=scenario.script, no_output_fault=scenario.fault == "no-output",
+                        timeout=scenario.timeout, outside_files=scenario.outside_files, binary=binary)
+    try:
+        record = run_canary(case, req).record
+    except InputError as exc:
+        return Outcome(scenario.name, host, scenario.expect, "error", False, str(exc))
+    got = record.overall or "?"
+    files_ok = scenario.expect == "no-output" or case.kind == "negative" or all(
+        v == scenario.expect for v in record.verdict.values())
+    ok = got == scenario.expect and files_ok
+    if scenario.expect == "no-output":
+        ok = ok and not record.valid
+    detail = "" if record.valid else f"invalid: {record.invalid_reason}"
+    if not files_ok:
+        detail = ", ".join(f"{k}={v}" for k, v in record.verdict.items())
+    return Outcome(scenario.name, host, scenario.expect, got, ok, detail)
+
+
+def run_selftest(scenarios: Iterable[Scenario], hosts: Iterable[str], *, plugin: Path, workers: int = 4,
+                 binaries: dict[str, Path] | None = None,
+                 on_outcome: Callable[[Outcome], None] | None = None) -> Report:
+    """Every scenario on every host; hosts and scenarios run in parallel threads (each run is isolated)."""
+    jobs = [(s, h) for h in hosts for s in scenarios]
+    report = Report()
+
+    def one(job: tuple[Scenario, str]) -> Outcome:
+        scenario, host = job
+        outcome = check(scenario, host, plugin=plugin, binary=(binaries or {}).get(host))
+        if on_outcome is not None:
+            on_outcome(outcome)
+        return outcome
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        report.outcomes = list(pool.map(one, jobs))
+    return report
