@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from workbench.core import models
 from workbench.core.errors import InputError
+from workbench.modelstub.script import Script
 from workbench.exitcodes import ExitCode
 
 SCHEMAS: dict[str, type[BaseModel]] = {
@@ -16,6 +17,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "case": models.Case,
     "record": models.RunRecord,
     "score-spec": models.ScoreSpec,
+    "script": Script,
     "usage": models.Usage,
 }
 
