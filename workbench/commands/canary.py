@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -149,10 +148,3 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(record.model_dump_json())
     return int(ExitCode.OK)
-
-
-def main_args(argv: Sequence[str]) -> argparse.Namespace:
-    """Parse canary arguments alone (used by `workbench` with no command)."""
-    parser = argparse.ArgumentParser(prog="workbench")
-    register(parser.add_subparsers())
-    return parser.parse_args(["canary", *argv])

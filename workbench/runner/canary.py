@@ -112,7 +112,7 @@ def build_record(case: Case, req: CanaryRequest, run: HostRun, result: Score, en
     if run.timed_out is not None:
         valid, reason = False, "timeout"
     if not run.parsed.model_output:
-        valid, reason = False, "no-output"
+        valid, reason = False, reason or "no-output"
         verdict = dict.fromkeys(verdict, "no-output")
         overall = "no-output"
     kept = calls if result.moment_at is None else calls[:result.moment_at + 1]

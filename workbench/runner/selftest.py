@@ -37,6 +37,17 @@ class Scenario(BaseModel):
     timeout: float = Field(default=120.0, description="Seconds before the run is stopped.")
     outside_files: dict[str, str] = Field(default_factory=dict)
     not_on: dict[str, str] = Field(default_factory=dict, description="Host -> why it cannot express this.")
+    expect_on: dict[str, HostExpectation] = Field(
+        default_factory=dict, description="Host -> a different verdict that host must give, and why.")
+
+
+class HostExpectation(BaseModel):
+    """A host that refuses what the script asks (measured), so the correct verdict differs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    expect: Verdict
+    why: str
 
 
 def load_scenarios(folder: Path) -> list[Scenario]:
@@ -86,22 +97,25 @@ def check(scenario: Scenario, host: str, *, plugin: Path, binary: Path | None = 
     if host in scenario.not_on:
         return Outcome(scenario.name, host, scenario.expect, f"n/a: {scenario.not_on[host]}", None)
     case = parse_case({"id": scenario.name, "target": "selftest", **scenario.case})
+    special = scenario.expect_on.get(host)
+    expect: Verdict = special.expect if special else scenario.expect
     req = CanaryRequest(host=host, plugin=plugin, script=scenario.script, no_output_fault=scenario.fault == "no-output",
                         timeout=scenario.timeout, outside_files=scenario.outside_files, binary=binary)
     try:
         record = run_canary(case, req).record
     except InputError as exc:
-        return Outcome(scenario.name, host, scenario.expect, "error", False, str(exc))
+        return Outcome(scenario.name, host, expect, "error", False, str(exc))
     got = record.overall or "?"
-    files_ok = scenario.expect == "no-output" or case.kind == "negative" or all(
-        v == scenario.expect for v in record.verdict.values())
-    ok = got == scenario.expect and files_ok
-    if scenario.expect == "no-output":
+    files_ok = expect == "no-output" or case.kind == "negative" or all(v == expect for v in record.verdict.values())
+    ok = got == expect and files_ok
+    if expect == "no-output":
         ok = ok and not record.valid
     detail = "" if record.valid else f"invalid: {record.invalid_reason}"
     if not files_ok:
         detail = ", ".join(f"{k}={v}" for k, v in record.verdict.items())
-    return Outcome(scenario.name, host, scenario.expect, got, ok, detail)
+    if special:
+        detail = (detail + "; " if detail else "") + special.why
+    return Outcome(scenario.name, host, expect, got, ok, detail)
 
 
 def run_selftest(scenarios: Iterable[Scenario], hosts: Iterable[str], *, plugin: Path, workers: int = 4,
