@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from rich.console import Console
 from rich.markup import escape
@@ -77,6 +78,13 @@ class LiveView:
         self.console = Console(file=out, highlight=False, soft_wrap=True)
         self.spec = parse_moment(case.moment)
         self.moment_seen = False
+        self.clean: Callable[[Any], Any] = lambda value: value
+
+    def set_paths(self, paths: Mapping[str, str]) -> None:
+        """Show run paths by their labels (`<repo>/src/app.py`)."""
+        from workbench.runner.canary import anonymizer
+
+        self.clean = anonymizer(paths)
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, InitSeen):
@@ -85,13 +93,13 @@ class LiveView:
         elif isinstance(event, CallFinished):
             self.call(event.call)
         elif isinstance(event, TextSeen) and event.text.strip():
-            self.console.print(f"   [italic]{escape(trim(event.text, 100))}[/italic]")
+            self.console.print(f"   [italic]{escape(trim(self.clean(event.text), 100))}[/italic]")
         elif isinstance(event, RunEnded) and event.is_error:
             self.console.print(f"[red]run ended with an error: {escape(trim(event.error or '', 160))}[/red]")
 
     def call(self, call: Call) -> None:
         """One line for one finished call."""
-        target = call.path or call.command or call.skill or ""
+        target = self.clean(call.path or call.command or call.skill or "")
         marks = []
         hits = [r for r in self.case.required if any(suffix_match(p, r) for p in read_paths(call))]
         if hits:
@@ -103,7 +111,7 @@ class LiveView:
         self.console.print(f"{call.index:>3} {escape(call.tool):<14} {escape(trim(target, 70)):<70} "
                            f"[{colour}]{call.status:<6}[/{colour}] {' '.join(marks)}")
         if call.result:
-            self.console.print(f"      [dim]{escape(trim(call.result, 100))}[/dim]")
+            self.console.print(f"      [dim]{escape(trim(self.clean(call.result), 100))}[/dim]")
 
 
 def trim(text: str, width: int) -> str:
@@ -138,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stderr if args.json else sys.stdout
     view = LiveView(case, out)
     view.console.print(f"[bold]canary[/bold] {escape(case.id)} on {args.host}: {escape(trim(case.prompt, 90))}")
-    result = run_canary(case, req, on_event=view)
+    result = run_canary(case, req, on_event=view, on_setup=view.set_paths)
     record = result.record
     append_record(Path(args.record) if args.record else ws / "records" / "canary.jsonl", record)
     for name, verdict in record.verdict.items():

@@ -136,8 +136,13 @@ def build_record(case: Case, req: CanaryRequest, run: HostRun, result: Score, en
     return record
 
 
-def run_canary(case: Case, req: CanaryRequest, on_event: Callable[[Event], None] | None = None) -> CanaryResult:
-    """Set up a fresh repo and plugin copy, run the host once, score it and build the record."""
+def run_canary(case: Case, req: CanaryRequest, on_event: Callable[[Event], None] | None = None,
+               on_setup: Callable[[Mapping[str, str]], None] | None = None) -> CanaryResult:
+    """Set up a fresh repo and plugin copy, run the host once, score it and build the record.
+
+    `on_setup` gets the path -> label mapping (`<repo>`, `<plugin>`, ...) before the host starts,
+    so a live view can show short paths.
+    """
     run_dir = Path(tempfile.mkdtemp(prefix="wb-canary-"))
     try:
         repo, plugin, home, outside = (run_dir / n for n in ("repo", "plugin", "home", "outside"))
@@ -150,15 +155,17 @@ def run_canary(case: Case, req: CanaryRequest, on_event: Callable[[Event], None]
             (outside / rel).write_text(text, encoding="utf-8")
         prompt = case.prompt.replace("{repo}", str(repo))
         placeholders = {"repo": str(repo), "plugin": str(plugin), "home": str(home), "outside": str(outside)}
+        paths = {**{str(p): f"<{n}>" for n, p in (("repo", repo), ("plugin", plugin), ("home", home),
+                                                     ("outside", outside))},
+                 str(run_dir): "<run>", str(Path.home()): "~"}
+        paths.update({str(Path(p).resolve()): v for p, v in list(paths.items())})
+        if on_setup is not None:
+            on_setup(paths)
         run = _run(req, prompt, repo, run_dir, plugin, home, placeholders, on_event)
         entry = entry_skill(plugin, case.required)
         spec = ScoreSpec(kind=case.kind, required=case.required, moment=case.moment, entry_skill=entry,
                          entry_file=f"skills/{entry}/SKILL.md" if entry else None)
         result = score(spec, run.parsed.calls)
-        paths = {**{str(p): f"<{n}>" for n, p in (("repo", repo), ("plugin", plugin), ("home", home),
-                                                     ("outside", outside))},
-                 str(run_dir): "<run>", str(Path.home()): "~"}
-        paths.update({str(Path(p).resolve()): v for p, v in list(paths.items())})
         record = build_record(case, req, run, result, entry, paths)
         return CanaryResult(record, result, run, run_dir)
     finally:
