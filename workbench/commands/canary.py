@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -73,7 +73,7 @@ def ad_hoc_case(args: argparse.Namespace) -> Case:
 class LiveView:
     """Prints each finished call as one line: index, tool, target, status, result, marks."""
 
-    def __init__(self, case: Case, out: TextIO) -> None:
+    def __init__(self, case: Case, out: IO[str]) -> None:
         self.case = case
         self.console = Console(file=out, highlight=False, soft_wrap=True)
         self.spec = parse_moment(case.moment)
