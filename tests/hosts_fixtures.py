@@ -6,6 +6,7 @@ because a CI run that silently skipped every real host would prove nothing.
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 from pathlib import Path
@@ -18,10 +19,16 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 HOSTS_CACHE = REPO_ROOT / ".cache" / "hosts"
 
 
+@functools.cache
+def _install_once() -> int:
+    """Run `workbench hosts install` once per process, whichever test module asks first."""
+    return main(["hosts", "install", "--dir", str(HOSTS_CACHE)])
+
+
 @pytest.fixture(scope="session")
 def installed_hosts() -> Path:
     """Install (or refresh) the pinned CLIs once per session; return the install dir."""
-    code = main(["hosts", "install", "--dir", str(HOSTS_CACHE)])
+    code = _install_once()
     if code != 0:
         pytest.fail(f"`workbench hosts install` exited {code}: the real-host tests need npm and its registry")
     return HOSTS_CACHE

@@ -102,7 +102,7 @@ def test_gemini_non_retryable_error_gives_no_model_output(tmp_path: Path, instal
 def test_retrying_host_is_stopped_by_the_watchdog(host: str, tmp_path: Path, installed_hosts: Path) -> None:  # noqa: F811
     # OpenCode retries every model error (even a 400) ~8 times over ~75 s, Gemini a 529 for ~4 min:
     # a short run timeout ends them; the run says which watchdog fired and has no model output.
-    result = run(host, tmp_path, installed_hosts, faults=[Fault("status", status=529)], timeout=20.0)
+    result = run(host, tmp_path, installed_hosts, faults=[Fault("status", status=529)], timeout=15.0)
     assert result.timed_out == "total"
     assert not result.parsed.model_output
     assert any(entry["fault"] == "status" for entry in result.offered), "the host did reach the model server"
