@@ -9,8 +9,8 @@ from pydantic import BaseModel
 
 from workbench.core import models
 from workbench.core.errors import InputError
-from workbench.modelstub.script import Script
 from workbench.exitcodes import ExitCode
+from workbench.modelstub.script import Script
 
 SCHEMAS: dict[str, type[BaseModel]] = {
     "call": models.Call,
