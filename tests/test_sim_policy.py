@@ -6,7 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from sim_support import GIT, PLUGIN, Dirs, make_dirs, run_sim
+from authoring_support import apply_weak, weak_copy
+from sim_support import GIT, Dirs, make_dirs, run_sim
 
 from workbench.core.models import ScoreSpec
 from workbench.core.scoring import score
@@ -15,11 +16,15 @@ from workbench.sim.policy import classify, decide, match_row, parse_table, routi
 
 @pytest.fixture
 def dirs(tmp_path: Path) -> Dirs:
-    return make_dirs(tmp_path)
+    """Sim dirs whose plugin copy carries the weak wordings (the demo itself is lint-clean)."""
+    made = make_dirs(tmp_path)
+    apply_weak(made.plugin)
+    return made
 
 
-def test_demo_plugin_routing_rows() -> None:
-    rows = routing_rows(PLUGIN)
+def test_demo_plugin_routing_rows(tmp_path: Path) -> None:
+    weak = weak_copy(tmp_path / "plugin")
+    rows = routing_rows(weak)
     assert 7 <= len(rows) <= 9
     assert all(link.path.is_file() for row in rows for link in row.links), "every link resolves to a file"
     by_trigger = {row.trigger: row for row in rows}
@@ -28,7 +33,7 @@ def test_demo_plugin_routing_rows() -> None:
     incident = next(row for row in rows if "incident" in row.trigger)
     assert [(link.target, link.wording) for link in incident.links] == [
         ("workflows/incident.md", "before-action"), ("workflows/diagnosis.md", "bare-and")]
-    text = (PLUGIN / "skills" / "ops" / "SKILL.md").read_text().split("\n")
+    text = (weak / "skills" / "ops" / "SKILL.md").read_text().split("\n")
     assert "Before committing" in text[by_trigger["Before committing"].line - 1]
 
 
@@ -48,8 +53,8 @@ def test_stem_groups_forms(a: str, b: str) -> None:
     assert stem(a) == stem(b)
 
 
-def test_matching_and_actions() -> None:
-    rows = routing_rows(PLUGIN)
+def test_matching_and_actions(tmp_path: Path) -> None:
+    rows = routing_rows(weak_copy(tmp_path / "plugin"))
     matched = {p: (row.trigger if (row := match_row(p, rows)) else None) for p in (
         "Commit the notes change", "Open a pull request for this branch", "Ship the new version",
         "Update the requests dependency to 2.32", "Rename the variable in notes.txt")}

@@ -5,8 +5,8 @@ wording is known by construction. Nothing it does is evidence about how any real
 
 What it does, deterministically for a given (prompt, plugin wording, seed):
 
-1. Reads the routing tables of the plugin's skills (`| When | Read |` rows in each SKILL.md: a
-   trigger cell and links to procedure files relative to that SKILL.md).
+1. Reads the routing tables of the plugin's skills with `workbench.core.routing.parse_table`
+   (`| When | Read |` rows in each SKILL.md: a trigger cell and links relative to that SKILL.md).
 2. Matches the prompt to the row whose trigger shares the most lightly-stemmed words with it
    (ties: the earlier row). No shared word: no row, so no Skill load and no procedure read.
 3. For each file the row links, reads it BEFORE acting with a probability set by the wording
@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from workbench.core.routing import Link, Row, Wording, parse_table
 from workbench.modelstub.script import EditSpec, Script, ScriptCall, Step, WriteSpec
 from workbench.sim.tools import frontmatter, plugin_skills
 
-Wording = Literal["before-action", "state", "bare-and"]
 Action = Literal["answer", "commit", "pr", "release", "edit"]
 
 WORDING_P: dict[Wording, float] = {
@@ -59,8 +59,6 @@ QUESTION_WORDS = frozenset({
     "what", "how", "why", "which", "who", "where", "should", "can", "could", "does", "is", "are", "explain",
     "describe",
 })
-_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
-_SEPARATOR = re.compile(r"^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 
 def stem(word: str) -> str:
@@ -88,73 +86,13 @@ def words(text: str) -> set[str]:
     return {stem(w) for w in re.findall(r"[a-z0-9]+", text) if w not in STOPWORDS}
 
 
-@dataclass(frozen=True)
-class Link:
-    """One procedure file a row links: its label, path as written, resolved file, and wording."""
-
-    label: str
-    target: str
-    path: Path
-    wording: Wording
-
-
-@dataclass(frozen=True)
-class Row:
-    """One routing-table row of a SKILL.md."""
-
-    skill: str
-    trigger: str
-    links: tuple[Link, ...]
-    line: int
-
-
-def trigger_wording(trigger: str) -> Wording:
-    """"Before <verb>ing ..." names the action; anything else describes a state."""
-    found = re.match(r"\s*before\s+(\w+)", trigger, re.IGNORECASE)
-    return "before-action" if found and found.group(1).lower().endswith("ing") else "state"
-
-
-def parse_table(text: str, skill_file: Path, skill: str) -> list[Row]:
-    """Rows of the markdown tables in a SKILL.md whose cells after the first contain links."""
-    rows: list[Row] = []
-    lines = text.split("\n")
-    in_table = False
-    for n, raw in enumerate(lines, start=1):
-        line = raw.strip()
-        if not line.startswith("|"):
-            in_table = False
-            continue
-        if _SEPARATOR.match(line):
-            in_table = True
-            continue
-        if not in_table:
-            continue  # a header row
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        trigger, rest = cells[0], " | ".join(cells[1:])
-        base = trigger_wording(trigger)
-        links: list[Link] = []
-        last_end = 0
-        for m in _LINK.finditer(rest):
-            if m.group(2).startswith(("http://", "https://", "#")):
-                continue
-            gap = rest[last_end:m.start()]
-            bare = bool(links) and re.fullmatch(r"\s*(?:,\s*)?(?:and|&|\+)\s*", gap, re.IGNORECASE) is not None
-            wording: Wording = "bare-and" if bare else base
-            links.append(Link(m.group(1), m.group(2), (skill_file.parent / m.group(2)).resolve(), wording))
-            last_end = m.end()
-        if links:
-            rows.append(Row(skill, trigger, tuple(links), n))
-    return rows
-
-
 def routing_rows(plugin: Path | None) -> list[Row]:
     """Every routing row of every skill the plugin offers, in file order."""
     rows: list[Row] = []
     for info in plugin_skills(plugin):
         _, body = frontmatter(info.path.read_text(encoding="utf-8"))
         offset = info.path.read_text(encoding="utf-8").count("\n") - body.count("\n")
-        rows += [Row(r.skill, r.trigger, r.links, r.line + offset)
-                 for r in parse_table(body, info.path, info.qualified)]
+        rows += parse_table(body, info.path, info.qualified, line_offset=offset)
     return rows
 
 

@@ -1,0 +1,105 @@
+"""Row lint: each routing row checked against the rules in `lint_rules` (rules are data there).
+
+A finding names the file, line, row id and rule; `lint_rows` never reads anything but the rows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.core.lint_rules import ACTION_WORDS, RULES, RULES_BY_ID, Rule, Severity
+from workbench.core.routing import Row
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One rule broken by one row (or one file, for audit findings)."""
+
+    rule: str
+    severity: Severity
+    message: str
+    file: Path | None
+    line: int | None
+    row: str | None = None
+
+    def where(self, root: Path | None = None) -> str:
+        """`path:line` relative to ROOT when possible."""
+        if self.file is None:
+            return "-"
+        path = self.file
+        if root is not None:
+            with contextlib.suppress(ValueError):
+                path = self.file.relative_to(root)
+        return f"{path}:{self.line}" if self.line is not None else str(path)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"rule": self.rule, "severity": self.severity, "message": self.message,
+                "file": str(self.file) if self.file else None, "line": self.line, "row": self.row}
+
+
+def _finding(rule: Rule, row: Row, **values: object) -> Finding:
+    return Finding(rule.id, rule.severity, rule.message.format(**values), row.file, row.line, row.id)
+
+
+def names_action(trigger: str, rule: Rule) -> bool:
+    """True when the trigger's clause verb is an action: an -ing form or a known bare verb."""
+    for m in re.finditer(rule.pattern, trigger, re.IGNORECASE):
+        word = m.group(3).lower()
+        if word.endswith("ing") or word in ACTION_WORDS:
+            return True
+    first = re.findall(r"[a-z]+", trigger.lower())[:1]
+    return bool(first) and first[0].endswith("ing") and first[0] not in ("nothing", "something", "everything")
+
+
+def check_no_before_clause(rule: Rule, row: Row, _cap: int) -> Iterable[Finding]:
+    clause = re.compile(rule.pattern, re.IGNORECASE)
+    for i, link in enumerate(row.links):
+        where = row.trigger if i == 0 else link.gap
+        if not clause.search(where):
+            yield _finding(rule, row, target=link.target)
+
+
+def check_state_trigger(rule: Rule, row: Row, _cap: int) -> Iterable[Finding]:
+    if row.links and not names_action(row.trigger, rule):
+        yield _finding(rule, row, trigger=row.trigger)
+
+
+def check_bare_conjunct(rule: Rule, row: Row, _cap: int) -> Iterable[Finding]:
+    tail = re.search(r"(?:^|\s)(and|&|\+|or)\s*$", row.trigger, re.IGNORECASE)
+    if row.links and tail:  # "Claim readiness and [verify](verify.md)": the first link is the conjunct
+        yield _finding(rule, row, target=row.links[0].target, joiner=tail.group(1))
+    for link in row.links[1:]:
+        m = re.match(rule.pattern, link.gap, re.IGNORECASE)
+        if m:
+            yield _finding(rule, row, target=link.target, joiner=m.group(1))
+
+
+def check_row_length(rule: Rule, row: Row, cap: int) -> Iterable[Finding]:
+    length = len(row.text.strip())
+    if row.kind != "description" and length > cap:
+        yield _finding(rule, row, length=length, cap=cap)
+
+
+def check_task_start_pointer(rule: Rule, row: Row, _cap: int) -> Iterable[Finding]:
+    if row.links and re.search(rule.pattern, row.trigger, re.IGNORECASE):
+        yield _finding(rule, row, trigger=row.trigger)
+
+
+CHECKS: dict[str, Callable[[Rule, Row, int], Iterable[Finding]]] = {
+    "no-before-clause": check_no_before_clause,
+    "state-trigger": check_state_trigger,
+    "bare-conjunct": check_bare_conjunct,
+    "row-length": check_row_length,
+    "task-start-pointer": check_task_start_pointer,
+}
+assert set(CHECKS) == set(RULES_BY_ID), "every rule has a check and every check a rule"
+
+
+def lint_rows(rows: Iterable[Row], *, max_row_chars: int = 160, rules: Iterable[Rule] = RULES) -> list[Finding]:
+    """Every finding of RULES on ROWS, in row order."""
+    rules = list(rules)
+    return [finding for row in rows for rule in rules for finding in CHECKS[rule.id](rule, row, max_row_chars)]
