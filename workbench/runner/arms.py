@@ -1,0 +1,113 @@
+"""Arms: `NAME=REF` names a committed version of the plugin; each run gets its own copy of it.
+
+The copy is made from `git archive` of REF (GitPython), never from the working tree, so a run
+measures exactly the resolved commit and the record keeps its sha (`source`). `NAME=@worktree`
+copies the folder as it is, uncommitted edits included: allowed for canaries only, since a batch
+would then measure something no sha names.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+
+from workbench.core.errors import InputError
+
+WORKTREE = "@worktree"
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One arm: its name, the ref as given, the resolved sha (None for @worktree), and the plugin folder."""
+
+    name: str
+    ref: str
+    sha: str | None
+    repo_root: Path
+    subdir: str
+    """The plugin folder relative to the repo root ('' when the plugin is the whole repo)."""
+
+    @property
+    def worktree(self) -> bool:
+        return self.sha is None
+
+
+def parse_arms(spec: str) -> list[tuple[str, str]]:
+    """`A=REF,B=REF` -> [(A, REF), (B, REF)]; names must be unique and non-empty."""
+    out: list[tuple[str, str]] = []
+    for part in (p.strip() for p in spec.split(",") if p.strip()):
+        name, sep, ref = part.partition("=")
+        if not sep or not name.strip() or not ref.strip():
+            raise InputError(f"expected NAME=REF, got {part!r}", field="--arms")
+        if name.strip() in (n for n, _ in out):
+            raise InputError(f"arm {name.strip()!r} given twice", field="--arms")
+        out.append((name.strip(), ref.strip()))
+    if not out:
+        raise InputError("no arm given", field="--arms")
+    return out
+
+
+def plugin_repo(plugin: Path) -> tuple[git.Repo, str]:
+    """The git repo holding the plugin folder and the folder's path inside it."""
+    try:
+        repo = git.Repo(plugin, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise InputError(f"plugin folder is not inside a git repo: {plugin}", field="--arms") from None
+    root = Path(repo.working_tree_dir or plugin).resolve()
+    sub = plugin.resolve().relative_to(root).as_posix()
+    return repo, "" if sub == "." else sub
+
+
+def resolve_arm(plugin: Path, name: str, ref: str, *, allow_worktree: bool = False) -> Arm:
+    """Resolve REF to a commit sha in the plugin's repo; @worktree only when ALLOW_WORKTREE."""
+    repo, sub = plugin_repo(plugin)
+    root = Path(repo.working_tree_dir or plugin).resolve()
+    if ref == WORKTREE:
+        if not allow_worktree:
+            raise InputError(f"arm {name}: {WORKTREE} (uncommitted edits) is for canaries only; "
+                             "commit the edits and name the ref", field="--arms")
+        return Arm(name, ref, None, root, sub)
+    try:
+        sha = repo.rev_parse(f"{ref}^{{commit}}").hexsha
+    except (git.BadName, ValueError, git.GitCommandError):
+        raise InputError(f"arm {name}: unknown git ref {ref!r} in {root}", field="--arms") from None
+    if sub:
+        try:
+            repo.commit(sha).tree[sub]
+        except KeyError:
+            raise InputError(f"arm {name}: {ref} ({sha[:12]}) has no {sub}/", field="--arms") from None
+    return Arm(name, ref, sha, root, sub)
+
+
+def archive(arm: Arm) -> bytes:
+    """The tar of the plugin folder at the arm's sha (`git archive SHA -- SUBDIR`)."""
+    if arm.sha is None:
+        raise ValueError("a worktree arm has no archive")
+    repo = git.Repo(arm.repo_root)
+    buf = io.BytesIO()
+    repo.archive(buf, arm.sha, format="tar", **({"path": arm.subdir} if arm.subdir else {}))
+    return buf.getvalue()
+
+
+def build_copy(arm: Arm, dest: Path, tar: bytes | None = None) -> Path:
+    """Write the arm's plugin into DEST (must not exist): from the archive TAR (made when not given)."""
+    if arm.sha is None:
+        shutil.copytree(arm.repo_root / arm.subdir, dest, ignore=shutil.ignore_patterns(".git"))
+        return dest
+    data = tar if tar is not None else archive(arm)
+    dest.mkdir(parents=True)
+    prefix = f"{arm.subdir}/" if arm.subdir else ""
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tf:
+        members = []
+        for member in tf.getmembers():
+            if not member.name.startswith(prefix) or member.name == prefix.rstrip("/"):
+                continue
+            member.name = member.name[len(prefix):]
+            members.append(member)
+        tf.extractall(dest, members=members, filter="data")
+    return dest

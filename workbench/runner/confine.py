@@ -1,0 +1,148 @@
+"""Bubblewrap around one host process, exactly as measured (docs/confinement.md).
+
+Root-started bwrap without a user namespace keeps every capability and can unmount its own masks,
+so the argv always has `--unshare-user --uid 1000 --gid 1000 --cap-drop ALL`. The root is
+read-only; the real home and every guarded checkout are hidden under read-only tmpfs (toolchain
+folders inside them bound back read-only); only the run's repo, temp HOME and tmp are writable.
+Login files are BOUND into the temp HOME (a symlink into the hidden home would dangle). Claude
+Code also gets its own sandbox in its temp settings: nested mode, reads of the login denied.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from workbench.hosts.base import Launch
+
+BWRAP_FLAGS = ("--die-with-parent", "--new-session", "--unshare-user", "--uid", "1000", "--gid", "1000",
+               "--cap-drop", "ALL", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
+"""The namespace part of the argv; never without the user namespace and the dropped capabilities."""
+
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def bwrap_path() -> str | None:
+    """The bwrap binary on PATH, or None."""
+    return shutil.which("bwrap")
+
+
+def _under(path: Path, root: Path) -> bool:
+    return path == root or path.is_relative_to(root)
+
+
+def default_toolchain(env_path: str | None = None) -> list[Path]:
+    """Folders the hosts need that may sit inside a hidden folder: the interpreter, the venv, the
+    workbench package (the sim imports it), the pinned host CLIs, node and every PATH entry."""
+    paths = [Path(sys.base_prefix), Path(sys.prefix), PACKAGE_ROOT / "workbench", PACKAGE_ROOT / ".cache" / "hosts"]
+    for entry in (env_path if env_path is not None else os.environ.get("PATH", "")).split(os.pathsep):
+        if entry and Path(entry).is_absolute():
+            p = Path(entry)
+            # version managers keep shims in one folder and the interpreters in another
+            paths.append(next((p.parents[i] for i, part in enumerate(reversed(p.parts[:-1]))
+                               if part in (".pyenv", ".nvm", ".volta")), p))
+    node = shutil.which("node")
+    if node:
+        paths.append(Path(os.path.realpath(node)).parent)
+    out: list[Path] = []
+    for p in paths:
+        r = Path(os.path.realpath(p))
+        if r.is_dir() and r not in out:
+            out.append(r)
+    return out
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """What to hide and what to keep: the real home, the guarded checkouts, toolchain folders."""
+
+    real_home: Path
+    hidden: tuple[Path, ...] = ()
+    toolchain: tuple[Path, ...] = field(default_factory=lambda: tuple(default_toolchain()))
+    share_net: bool = True
+    """Hosts reach their API (or the model server on the outer 127.0.0.1) only with the network shared."""
+    bwrap: str = "bwrap"
+
+    def masks(self) -> list[Path]:
+        """Real home and checkouts, outermost first, without duplicates or nested repeats."""
+        roots = sorted({Path(os.path.realpath(p)) for p in (self.real_home, *self.hidden)}, key=lambda p: len(p.parts))
+        out: list[Path] = []
+        for root in roots:
+            if not any(_under(root, o) for o in out):
+                out.append(root)
+        return out
+
+    def argv(self, run_dir: Path, repo: Path, command: Sequence[str], *, binds: Mapping[Path, Path] | None = None,
+             writable: Iterable[Path] = (), env: Mapping[str, str] | None = None) -> list[str]:
+        """The full bwrap argv for COMMAND in REPO: run dir read-only, its home/tmp and REPO writable,
+        BINDS (source -> destination, e.g. login files) bound read-write."""
+        run_dir = Path(os.path.realpath(run_dir))
+        home, tmp = run_dir / "home", run_dir / "tmp"
+        argv = [self.bwrap, *BWRAP_FLAGS]
+        if not self.share_net:
+            argv.append("--unshare-net")
+        argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        for mask in self.masks():
+            if _under(run_dir, mask):
+                continue  # never mask the run itself (tests keep runs under a fake home's parent)
+            argv += ["--tmpfs", str(mask)]
+            for keep in self.toolchain:
+                if _under(keep, mask) and keep != mask and not any(_under(keep, h) for h in self._inner(mask)):
+                    argv += ["--ro-bind", str(keep), str(keep)]
+            argv += ["--remount-ro", str(mask)]
+        argv += ["--ro-bind", str(run_dir), str(run_dir)]
+        for path in (home, tmp, Path(os.path.realpath(repo)), *map(Path, writable)):
+            argv += ["--bind", str(path), str(path)]
+        for src, dest in (binds or {}).items():
+            argv += ["--bind", str(src), str(dest)]
+        setenv = {"HOME": str(home), "TMPDIR": str(tmp), "XDG_CONFIG_HOME": str(home / ".config"),
+                  "XDG_CACHE_HOME": str(home / ".cache"), "XDG_DATA_HOME": str(home / ".local" / "share"),
+                  **(env or {})}
+        for name, value in setenv.items():
+            argv += ["--setenv", name, value]
+        argv += ["--chdir", str(Path(os.path.realpath(repo))), "--", *command]
+        return argv
+
+    def _inner(self, mask: Path) -> list[Path]:
+        """Hidden folders nested inside MASK (their toolchain is bound after their own mask)."""
+        return [Path(os.path.realpath(h)) for h in self.hidden if Path(os.path.realpath(h)) != mask
+                and _under(Path(os.path.realpath(h)), mask)]
+
+    def wrap(self, launch: Launch, host: str, run_dir: Path, repo: Path) -> Launch:
+        """LAUNCH (already materialized) run inside bwrap: login links become binds, Claude gets its sandbox."""
+        binds: dict[Path, Path] = {}
+        for link, target in launch.links.items():
+            real = Path(os.path.realpath(target))
+            if _under(real, Path(os.path.realpath(self.real_home))) and real.is_file():
+                if link.is_symlink():
+                    link.unlink()
+                    link.touch()  # a mount point for the bind; the login itself is never copied
+                binds[real] = link
+        if host == "claude":
+            claude_settings(run_dir / "home", list(binds.values()))
+        env = {k: v for k, v in launch.env.items() if k in ("HOME", "TMPDIR")}
+        argv = self.argv(run_dir, repo, launch.argv, binds=binds, env=env)
+        return replace(launch, argv=argv)
+
+
+def claude_settings(home: Path, logins: Sequence[Path]) -> Path:
+    """Merge Claude Code's own sandbox into HOME/.claude/settings.json: nested mode (inside our bwrap
+    its secure mode cannot mount /proc), no unsandboxed fallback, and the login unreadable to its
+    Bash (sandbox.filesystem.denyRead) and to its Read tool (permissions.deny)."""
+    path = home / ".claude" / "settings.json"
+    data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    login_paths = [str(p) for p in logins] or [str(home / ".claude" / ".credentials.json"), str(home / ".claude.json")]
+    sandbox = data.setdefault("sandbox", {})
+    sandbox.update({"enabled": True, "enableWeakerNestedSandbox": True, "allowUnsandboxedCommands": False})
+    fs = sandbox.setdefault("filesystem", {})
+    fs["denyRead"] = sorted({*fs.get("denyRead", []), *login_paths})
+    perms = data.setdefault("permissions", {})
+    perms["deny"] = sorted({*perms.get("deny", []), *(f"Read({p})" for p in login_paths)})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    return path
