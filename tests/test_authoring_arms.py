@@ -1,0 +1,86 @@
+"""Wording -> arm: a row edit is one commit on workbench/arm/NAME holding only that line; the tree is untouched."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from authoring_support import PLUGIN, WEAK_ROWS
+
+from workbench.cli import main
+from workbench.core.errors import InputError
+from workbench.core.wording import create_arm, list_arms, resolve_arm
+from workbench.core.workspace import load_workspace
+
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main"]
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run([*GIT, *args], cwd=repo, capture_output=True, text=True, check=True).stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A git repo whose plugin is a SUBFOLDER (like this project), with a workbench.toml, committed."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    shutil.copytree(PLUGIN, root / "tools" / "plugin")
+    (root / "workbench.toml").write_text('name = "t"\n[plugin]\npath = "tools/plugin"\n')
+    (root / "other.txt").write_text("unrelated\n")
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "init")
+    return root
+
+
+def test_arm_commit_holds_only_the_row_change(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    skill = repo / "tools/plugin/skills/ops/SKILL.md"
+    skill.write_text(skill.read_text() + "\nuncommitted edit\n")  # must survive and stay out of the arm
+    (repo / "other.txt").write_text("dirty\n")
+    head_before = git(repo, "rev-parse", "HEAD").strip()
+    branch_before = git(repo, "branch", "--show-current").strip()
+    monkeypatch.chdir(repo)
+    assert main(["arm", "new", "release", "--text", WEAK_ROWS["release"], "--name", "weak-release"]) == 0
+
+    diff = git(repo, "diff", "--unified=0", "HEAD", "workbench/arm/weak-release")
+    changed = [ln for ln in diff.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+    assert changed == ["-| Before tagging or shipping a release | [release procedure](workflows/release.md) |",
+                       "+" + WEAK_ROWS["release"]]
+    files = git(repo, "diff", "--name-only", "HEAD", "workbench/arm/weak-release").split()
+    assert files == ["tools/plugin/skills/ops/SKILL.md"]
+    assert git(repo, "rev-parse", "workbench/arm/weak-release~1").strip() == head_before
+    assert git(repo, "rev-parse", "HEAD").strip() == head_before
+    assert git(repo, "branch", "--show-current").strip() == branch_before
+    assert skill.read_text().endswith("uncommitted edit\n") and (repo / "other.txt").read_text() == "dirty\n"
+    assert git(repo, "diff", "--cached", "--name-only") == "", "the user's index is untouched"
+
+
+def test_arm_list_resolve_and_env(repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) \
+        -> None:
+    ws = load_workspace(repo)
+    arm = create_arm(ws, "incident", "bare-and", text=WEAK_ROWS["incident"])
+    monkeypatch.chdir(repo)
+    assert main(["arm", "new", "--name", "injection-off", "--env", "EVAL_INJECTION_OFF=1"]) == 0
+    ws = load_workspace(repo)
+    arms = {a.name: a for a in list_arms(ws)}
+    head = git(repo, "rev-parse", "HEAD").strip()
+    assert arms["baseline"].sha == head and arms["injection-off"].sha == head
+    assert arms["injection-off"].env == {"EVAL_INJECTION_OFF": "1"}
+    assert resolve_arm(ws, "bare-and").sha == arm.sha == git(repo, "rev-parse", "workbench/arm/bare-and").strip()
+    capsys.readouterr()
+    assert main(["arm", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "bare-and" in out and "workbench/arm/bare-and" in out and "EVAL_INJECTION_OFF=1" in out
+    with pytest.raises(InputError, match="exists"):
+        create_arm(ws, "incident", "bare-and", text=WEAK_ROWS["incident"] + " ")
+    with pytest.raises(InputError, match="no routing row"):
+        create_arm(ws, "nope", "x", text="| a | [b](b.md) |")
+
+
+def test_arm_by_trigger_only(repo: Path) -> None:
+    ws = load_workspace(repo)
+    create_arm(ws, "commit", "commit-when", trigger="When committing")
+    diff = git(repo, "diff", "--unified=0", "HEAD", "workbench/arm/commit-when")
+    assert "+| When committing | [commit procedure](workflows/commit.md) |" in diff.splitlines()

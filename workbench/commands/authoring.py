@@ -1,0 +1,122 @@
+"""`workbench init|rows|lint|audit`: the workspace file, its routing rows, row lint and plugin audit.
+
+stdout carries the report (or JSON with --json); lint and audit exit 0 unless --strict and there
+are findings (then exit 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from workbench.core.audit import audit
+from workbench.core.errors import InputError
+from workbench.core.lint import Finding, lint_rows
+from workbench.core.lint_rules import RULES
+from workbench.core.routing import Row, parse_files
+from workbench.core.workspace import FILENAME, Workspace, init_text, load_workspace
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `init`, `rows`, `lint` and `audit`."""
+    p = sub.add_parser("init", help="write a workbench.toml into a plugin repo")
+    p.add_argument("dir", nargs="?", default=".", metavar="DIR")
+    p.add_argument("--force", action="store_true", help="overwrite an existing workbench.toml")
+    p.set_defaults(handler=run_init)
+    p = sub.add_parser("rows", help="the workspace's routing rows with their ids")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=run_rows)
+    p = sub.add_parser("lint", help="check routing rows against the wording rules")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--strict", action="store_true", help="exit 1 when there are findings")
+    p.add_argument("--rules", action="store_true", help="print the rules with their evidence and exit")
+    p.set_defaults(handler=run_lint)
+    p = sub.add_parser("audit", help="DANGLING links, UNINDEXED procedures, always-loaded budget")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--strict", action="store_true", help="exit 1 when there are findings")
+    p.set_defaults(handler=run_audit)
+
+
+def workspace_rows(ws: Workspace) -> list[Row]:
+    """Routing rows of the workspace's routing files."""
+    if not ws.plugin_dir.is_dir():
+        raise InputError(f"plugin folder not found: {ws.plugin_dir}", file=str(ws.file) if ws.file else None,
+                         field="plugin.path")
+    return parse_files(ws.routing_files(), plugin=ws.plugin_dir)
+
+
+def run_init(args: argparse.Namespace) -> int:
+    folder = Path(args.dir)
+    if not folder.is_dir():
+        raise InputError(f"not a folder: {folder}", field="DIR")
+    target = folder / FILENAME
+    if target.exists() and not args.force:
+        raise InputError("workbench.toml exists; pass --force to overwrite", file=str(target))
+    target.write_text(init_text(folder), encoding="utf-8")
+    print(target)
+    return 0
+
+
+def row_dict(row: Row, root: Path) -> dict[str, object]:
+    return {"id": row.id, "kind": row.kind, "skill": row.skill, "trigger": row.trigger,
+            "file": _rel(row.file, root), "line": row.line,
+            "links": [{"target": lk.target, "label": lk.label, "wording": lk.wording, "exists": lk.path.is_file()}
+                      for lk in row.links]}
+
+
+def _rel(path: Path | None, root: Path) -> str | None:
+    if path is None:
+        return None
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def run_rows(args: argparse.Namespace) -> int:
+    ws = load_workspace()
+    rows = workspace_rows(ws)
+    if args.json:
+        print(json.dumps([row_dict(r, ws.root) for r in rows], indent=2))
+        return 0
+    for row in rows:
+        links = ", ".join(lk.target for lk in row.links) or "-"
+        print(f"{row.id}\t{_rel(row.file, ws.root)}:{row.line}\t{row.trigger}\t{links}")
+    return 0
+
+
+def print_findings(findings: list[Finding], root: Path, what: str) -> None:
+    for f in findings:
+        row = f" [{f.row}]" if f.row else ""
+        print(f"{f.where(root)}: {f.rule}{row}: {f.message}")
+    print(f"{what}: {len(findings)} finding(s)" if findings else f"{what}: clean")
+
+
+def run_lint(args: argparse.Namespace) -> int:
+    if args.rules:
+        for rule in RULES:
+            print(f"{rule.id} ({rule.severity}): {rule.message}\n  evidence: {rule.evidence}")
+        return 0
+    ws = load_workspace()
+    findings = lint_rows(workspace_rows(ws), max_row_chars=ws.config.audit.max_row_chars)
+    if args.json:
+        print(json.dumps({"findings": [f.as_dict() for f in findings]}, indent=2))
+    else:
+        print_findings(findings, ws.root, "lint")
+    return 1 if args.strict and findings else 0
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    ws = load_workspace()
+    report = audit(ws, workspace_rows(ws))
+    b = report.budget
+    if args.json:
+        print(json.dumps({"findings": [f.as_dict() for f in report.findings],
+                          "budget": b.as_dict() if b else None}, indent=2))
+    else:
+        if b is not None:
+            print(f"always-loaded: {len(b.files)} file(s), {b.lines} lines, {b.chars} characters, "
+                  f"~{b.tokens} tokens (cap {b.token_cap})")
+        print_findings(report.findings, ws.root, "audit")
+    return 1 if args.strict and report.findings else 0
