@@ -90,7 +90,10 @@ def archive(arm: Arm) -> bytes:
         raise ValueError("a worktree arm has no archive")
     repo = git.Repo(arm.repo_root)
     buf = io.BytesIO()
-    repo.archive(buf, arm.sha, format="tar", **({"path": arm.subdir} if arm.subdir else {}))
+    if arm.subdir:
+        repo.archive(buf, arm.sha, format="tar", path=arm.subdir)
+    else:
+        repo.archive(buf, arm.sha, format="tar")
     return buf.getvalue()
 
 

@@ -39,7 +39,10 @@ def _under(path: Path, root: Path) -> bool:
 def default_toolchain(env_path: str | None = None) -> list[Path]:
     """Folders the hosts need that may sit inside a hidden folder: the interpreter, the venv, the
     workbench package (the sim imports it), the pinned host CLIs, node and every PATH entry."""
-    paths = [Path(sys.base_prefix), Path(sys.prefix), PACKAGE_ROOT / "workbench", PACKAGE_ROOT / ".cache" / "hosts"]
+    from workbench.hosts.install import hosts_dir
+
+    paths = [Path(sys.base_prefix), Path(sys.prefix), PACKAGE_ROOT / "workbench", PACKAGE_ROOT / ".cache" / "hosts",
+             hosts_dir()]
     for entry in (env_path if env_path is not None else os.environ.get("PATH", "")).split(os.pathsep):
         if entry and Path(entry).is_absolute():
             p = Path(entry)

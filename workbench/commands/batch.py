@@ -1,0 +1,150 @@
+"""`workbench batch`: cases x runs x hosts x arms, confined and guarded, with live progress on stderr.
+
+stdout gets one summary line at the end (batch id, runs, invalid, whether it is complete); the
+records go to `--record FILE`. Exit 0 complete, 1 partial (invalid runs or a quota stop), 3 aborted
+(proof, self-check or guard), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+
+from workbench.core.cases import load_case, load_cases
+from workbench.core.errors import InputError
+from workbench.core.models import Case
+from workbench.exitcodes import ExitCode
+
+HOSTS = ("sim", "claude", "codex", "opencode", "gemini", "grok")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `batch` subcommand."""
+    p = sub.add_parser("batch", help="run cases x runs x hosts x arms, confined, guarded, resumable",
+                       description="Run a measured batch: every case, N runs, on each host, for each arm (arms "
+                                   "alternate within each slot). One record is appended per run as it ends.")
+    p.add_argument("--cases", default="all", metavar="SEL", help="case ids or globs, comma-separated, or all")
+    p.add_argument("--hosts", default=None, metavar="H[,H]", help="hosts (default: the workspace's defaults)")
+    p.add_argument("--arms", required=True, metavar="A=REF[,B=REF]", help="arms: a git ref of the plugin repo each")
+    p.add_argument("--runs", type=int, default=1, metavar="N", help="runs per case, host and arm (default 1)")
+    p.add_argument("--jobs", type=int, default=1, metavar="J", help="runs at once (default 1)")
+    p.add_argument("--record", required=True, metavar="FILE", help="records file to append to")
+    p.add_argument("--model", help="the model (real hosts: your login; sim: the name it reports)")
+    p.add_argument("--effort", help="reasoning effort, recorded with every run")
+    p.add_argument("--script", metavar="FILE", help="a scripted model instead of a real one (tests, self-checks)")
+    p.add_argument("--resume", action="store_true", help="skip runs already recorded (valid ones always)")
+    p.add_argument("--retry-invalid", action="store_true", help="with --resume: run invalid runs again")
+    p.add_argument("--unconfined", action="store_true", help="run without bubblewrap (records say unconfined)")
+    p.add_argument("--timeout", type=float, default=600.0, help="seconds per run before it is stopped (600)")
+    p.add_argument("--silence-timeout", type=float, default=300.0, help="seconds without output before stop (300)")
+    p.add_argument("--guard", action="append", default=[], metavar="PATH", help="another checkout to guard")
+    p.add_argument("--home", metavar="DIR", help="the real home to hide and guard (default: $HOME)")
+    p.set_defaults(handler=run)
+
+
+def select_cases(sel: str, folder: Path) -> list[Case]:
+    """Cases by id or glob (comma-separated), `all`, or case files; in the order given."""
+    available = load_cases(folder) if folder.is_dir() else []
+    if sel.strip() == "all":
+        if not available:
+            raise InputError(f"no cases in {folder}", field="--cases")
+        return available
+    out: list[Case] = []
+    for part in (s.strip() for s in sel.split(",") if s.strip()):
+        if part.endswith(".toml") and Path(part).is_file():
+            found = [load_case(part)]
+        else:
+            found = [c for c in available if fnmatch.fnmatchcase(c.id, part)]
+        if not found:
+            raise InputError(f"no case matches {part!r} in {folder}", field="--cases")
+        out += [c for c in found if c.id not in {o.id for o in out}]
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the batch from the workspace and options, run it with a progress bar, report."""
+    from workbench.core.workspace import load_workspace
+    from workbench.modelstub import load_script
+    from workbench.runner.arms import parse_arms, resolve_arm
+    from workbench.runner.batch import BatchAborted, BatchConfig, run_batch
+    from workbench.runner.confine import Confinement, bwrap_path
+    from workbench.runner.guard import Guard
+    from workbench.runner.proof import ProofFailed
+
+    ws = load_workspace()
+    hosts = [h.strip() for h in (args.hosts or ",".join(ws.config.defaults.hosts)).split(",") if h.strip()]
+    for h in hosts:
+        if h not in HOSTS:
+            raise InputError(f"unknown host {h!r}; known: {', '.join(HOSTS)}", field="--hosts")
+    if args.runs < 1 or args.jobs < 1:
+        raise InputError("--runs and --jobs must be at least 1", field="--runs")
+    if args.retry_invalid and not args.resume:
+        raise InputError("--retry-invalid needs --resume", field="--retry-invalid")
+    cases = select_cases(args.cases, ws.cases_dir)
+    arms = [resolve_arm(ws.plugin_dir, n, r) for n, r in parse_arms(args.arms)]
+    home = Path(args.home).resolve() if args.home else Path.home()
+    record = Path(args.record).resolve()
+    guarded = [ws.root, *(a.repo_root for a in arms), *map(Path, args.guard)]
+    guard = Guard.for_home(home, guarded, own=[record, record.with_name(record.name + ".torn")])
+    confinement = None
+    if not args.unconfined:
+        if bwrap_path() is None:
+            raise InputError("bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`, "
+                             "or pass --unconfined (records then say unconfined)", field="--unconfined")
+        confinement = Confinement(home, tuple(guard.checkouts))
+    cfg = BatchConfig(cases=cases, hosts=hosts, arms=arms, runs=args.runs, record=record, jobs=args.jobs,
+                      model=args.model, effort=args.effort, resume=args.resume, retry_invalid=args.retry_invalid,
+                      confinement=confinement, guard=guard,
+                      fixture=ws.base_fixture if ws.base_fixture.is_dir() else None,
+                      script=load_script(args.script) if args.script else None, timeout=args.timeout,
+                      silence_timeout=args.silence_timeout)
+    if cfg.script is None and args.model is None and any(h != "sim" for h in hosts):
+        raise InputError("real hosts need --model (your login) or --script", field="--model")
+    console = Console(file=sys.stderr, highlight=False)
+    bar = Progress(TextColumn("[bold]batch[/bold]"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                   TextColumn("{task.fields[info]}"), TimeRemainingColumn(), console=console, transient=False)
+    task: TaskID | None = None
+    try:
+        with bar:
+            def started(progress: object) -> None:
+                nonlocal task
+                from workbench.runner.batch import Progress as Totals
+
+                assert isinstance(progress, Totals)
+                task = bar.add_task("batch", total=progress.planned, completed=progress.skipped,
+                                    info=f"{progress.skipped} already recorded")
+
+            def finished(outcome: object, progress: object) -> None:
+                from workbench.runner.batch import Progress as Totals
+
+                assert isinstance(progress, Totals) and task is not None
+                estimate = progress.cost_estimate()
+                info = (f"invalid {progress.invalid} · tokens {progress.tokens:,} · ${progress.cost:.2f}"
+                        + (f" (est. ${estimate:.2f})" if estimate is not None else ""))
+                bar.update(task, completed=progress.skipped + progress.done, info=info)
+
+            result = run_batch(cfg, on_outcome=finished, on_start=started)
+    except ProofFailed as exc:
+        console.print(f"[red]workbench: batch not started: {exc}[/red]")
+        return int(ExitCode.ABORTED)
+    except BatchAborted as exc:
+        console.print(f"[red]workbench: batch not started: {exc}[/red]")
+        return int(ExitCode.ABORTED)
+    invalid = sum(not o.record.valid for o in result.outcomes)
+    condition = "confined" if confinement is not None else "UNCONFINED"
+    state = "complete" if result.complete else "PARTIAL"
+    if result.aborted:
+        console.print(f"[red]workbench: batch ABORTED: {result.aborted}[/red]")
+    if result.quota:
+        console.print(f"[yellow]workbench: quota: {result.quota}; stopped launching runs. Later: "
+                      f"--resume --retry-invalid[/yellow]")
+    print(f"{result.batch} {state} {condition}: {len(result.outcomes)} run(s), {invalid} invalid, "
+          f"{result.skipped} already recorded, {result.planned} planned -> {record}")
+    if result.aborted:
+        return int(ExitCode.ABORTED)
+    return int(ExitCode.OK if result.complete else ExitCode.FINDINGS)

@@ -1,0 +1,402 @@
+"""A batch: cases x runs x hosts x arms, confined, guarded, J at once, one record appended per run.
+
+Order: for each (case, run) slot and host, the arms run side by side and their order alternates
+from slot to slot, so a rate limit or a slow hour hits every arm alike. Before the first run:
+the confinement proof (same wrapper as the runs) and the self-checks (the guard sees a new ignored
+file; a failed setup leaves nothing behind). After every run: the guard; any change outside the
+run aborts the batch, names the run and keeps the records already written. A run's key is
+(host, model, effort, arm sha, case, run index): `resume` skips keys already recorded valid, and
+invalid ones unless `retry_invalid`. Every record carries the batch id (a hash of the plan) and
+the planned count, so a partial batch is visible from the records alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workbench.core.models import Case, RunRecord, ScoreSpec
+from workbench.core.records import Loaded, append_record, load_file
+from workbench.core.scoring import score
+from workbench.hosts.base import clean_env
+from workbench.modelstub import Script
+from workbench.runner.arms import Arm, archive, build_copy
+from workbench.runner.canary import CanaryRequest, build_record, entry_skill
+from workbench.runner.confine import Confinement
+from workbench.runner.fixture import make_fixture
+from workbench.runner.guard import Guard, Snapshot
+from workbench.runner.hostrun import HostRun, run_host
+from workbench.runner.proof import prove
+
+QUOTA = re.compile(r"quota|rate[ _-]?limit|usage limit|credit balance|resource_exhausted|\b429\b", re.IGNORECASE)
+"""An invalid run whose error says this hit the account's limits: shown as such, never retried in a loop."""
+
+
+@dataclass(frozen=True, order=True)
+class RunKey:
+    """What makes two runs the same measurement."""
+
+    host: str
+    model: str
+    effort: str
+    arm: str
+    """The arm's sha (its name for a worktree arm)."""
+    case: str
+    run: int
+
+    @classmethod
+    def of(cls, r: RunRecord) -> RunKey:
+        return cls(r.host, r.model or "", r.effort or "", r.source or r.arm or "", r.case_id or "", r.run)
+
+    def label(self, arm_name: str | None = None) -> str:
+        return f"{self.host} {arm_name or self.arm[:12]} {self.case} #{self.run}"
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One run of the plan."""
+
+    key: RunKey
+    case: Case
+    arm: Arm
+    slot: int
+
+
+@dataclass
+class BatchConfig:
+    """Everything a batch needs; `confinement` None means unconfined (recorded so)."""
+
+    cases: list[Case]
+    hosts: list[str]
+    arms: list[Arm]
+    runs: int
+    record: Path
+    jobs: int = 1
+    model: str | None = None
+    effort: str | None = None
+    resume: bool = False
+    retry_invalid: bool = False
+    confinement: Confinement | None = None
+    guard: Guard = field(default_factory=Guard)
+    fixture: Path | None = None
+    script: Script | None = None
+    """A scripted model (real hosts: the model server; sim: executed itself) instead of a real model."""
+    timeout: float = 600.0
+    silence_timeout: float | None = 300.0
+    binaries: dict[str, Path] = field(default_factory=dict)
+    workdir: Path | None = None
+    """Where run folders are made (default: the system temp folder)."""
+
+
+@dataclass
+class RunOutcome:
+    """One finished run: its record and where the harness spent its time."""
+
+    planned: Planned
+    record: RunRecord
+    seconds: dict[str, float]
+
+
+@dataclass
+class Progress:
+    """Running totals shown while a batch runs."""
+
+    planned: int
+    skipped: int = 0
+    done: int = 0
+    invalid: int = 0
+    tokens: int = 0
+    cost: float = 0.0
+    started: float = field(default_factory=time.monotonic)
+
+    def add(self, record: RunRecord) -> None:
+        self.done += 1
+        self.invalid += not record.valid
+        self.tokens += (record.usage.input_tokens or 0) + (record.usage.output_tokens or 0)
+        self.cost += record.usage.cost_usd or 0.0
+
+    def remaining_seconds(self) -> float | None:
+        todo = self.planned - self.skipped - self.done
+        if self.done == 0:
+            return None
+        return (time.monotonic() - self.started) / self.done * todo
+
+    def cost_estimate(self) -> float | None:
+        """Cost of the whole batch at the mean cost per run so far."""
+        return None if self.done == 0 or not self.cost else self.cost / self.done * (self.planned - self.skipped)
+
+
+@dataclass
+class BatchResult:
+    """How the batch ended: complete, aborted by the guard, stopped by a quota error, or failed."""
+
+    batch: str
+    planned: int
+    skipped: int
+    outcomes: list[RunOutcome] = field(default_factory=list)
+    aborted: str | None = None
+    quota: str | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.aborted is None and self.quota is None and all(o.record.valid for o in self.outcomes)
+
+
+class BatchAborted(RuntimeError):
+    """The guard saw a change outside the run: the batch stopped; records written so far stay."""
+
+
+def plan(cfg: BatchConfig) -> list[Planned]:
+    """Every run, slot by slot; within a slot the arm order alternates (A,B then B,A ...)."""
+    out: list[Planned] = []
+    slot = 0
+    for case in cfg.cases:
+        for run in range(cfg.runs):
+            for host in cfg.hosts:
+                arms = cfg.arms if slot % 2 == 0 else list(reversed(cfg.arms))
+                for arm in arms:
+                    key = RunKey(host, _model(cfg, host), cfg.effort or "", arm.sha or arm.name, case.id, run)
+                    out.append(Planned(key, case, arm, slot))
+                slot += 1
+    return out
+
+
+def _model(cfg: BatchConfig, host: str) -> str:
+    """The model recorded for HOST: the real model, `scripted`, or the sim's policy name."""
+    if cfg.script is not None:
+        return "scripted"
+    return cfg.model or ("sim-policy" if host == "sim" else "")
+
+
+def batch_id(items: Sequence[Planned]) -> str:
+    """A stable id of the plan: the same plan (a resume) gets the same id."""
+    h = hashlib.sha256()
+    for p in sorted(i.key for i in items):
+        h.update(repr(p).encode())
+    return "b-" + h.hexdigest()[:12]
+
+
+def repair_tail(path: Path) -> bytes:
+    """Cut a torn last line (a crash mid-write) off the records file, keeping it in FILE.torn; return it."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return b""
+    with path.open("rb+") as fh:
+        data = fh.read()
+        if data.endswith(b"\n"):
+            return b""
+        cut = data.rfind(b"\n") + 1
+        torn = data[cut:]
+        with path.with_name(path.name + ".torn").open("ab") as keep:
+            keep.write(torn + b"\n")
+        fh.truncate(cut)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return torn
+
+
+def todo(items: Sequence[Planned], loaded: Loaded, *, resume: bool, retry_invalid: bool) -> list[Planned]:
+    """The planned runs still to do given what the records file holds."""
+    valid = {RunKey.of(r) for r in loaded.records if r.valid}
+    invalid = {RunKey.of(r) for r in loaded.records if not r.valid}
+    recorded = valid | invalid
+    if not resume:
+        clash = [p for p in items if p.key in recorded]
+        if clash:
+            from workbench.core.errors import InputError
+
+            raise InputError(f"{len(clash)} planned runs are already recorded (e.g. {clash[0].key.label()}); "
+                             "use --resume to skip them", field="--record")
+        return list(items)
+    return [p for p in items if p.key not in valid and (retry_invalid or p.key not in invalid)]
+
+
+@contextlib.contextmanager
+def run_folder(root: Path, prefix: str = "run-") -> Iterator[Path]:
+    """A fresh folder for one run under ROOT, removed (links included) however the run ends."""
+    path = Path(tempfile.mkdtemp(prefix=prefix, dir=root))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def self_check_cleanup(root: Path) -> None:
+    """A setup that fails after making files and a link must leave nothing under ROOT."""
+    before = set(root.iterdir())
+    with contextlib.suppress(RuntimeError), run_folder(root, "selfcheck-") as path:
+        (path / "home").mkdir()
+        (path / "home" / "login").symlink_to(root)
+        raise RuntimeError("injected setup failure")
+    left = set(root.iterdir()) - before
+    if left:
+        raise BatchAborted(f"self-check failed: a failed setup left {sorted(map(str, left))}")
+
+
+def self_check_guard(root: Path) -> None:
+    """The guard must see a new IGNORED file in a checkout."""
+    import git
+
+    repo_dir = root / "guard-selfcheck"
+    repo = git.Repo.init(repo_dir, initial_branch="main")
+    (repo_dir / ".gitignore").write_text("*.log\n", encoding="utf-8")
+    repo.index.add([".gitignore"])
+    actor = git.Actor("workbench", "workbench@localhost")
+    repo.index.commit("guard self-check", author=actor, committer=actor)
+    guard = Guard([repo_dir])
+    before = guard.snapshot()
+    (repo_dir / "new.log").write_text("x", encoding="utf-8")
+    seen = guard.changes(before)
+    shutil.rmtree(repo_dir, ignore_errors=True)
+    if not seen:
+        raise BatchAborted("self-check failed: the guard did not see a new ignored file")
+
+
+def execute(p: Planned, cfg: BatchConfig, root: Path, tars: dict[str, bytes], batch: str, planned: int,
+            run_host_fn: Callable[..., HostRun] = run_host) -> RunOutcome:
+    """Set up, run, score and record-build one planned run in its own folder (removed afterwards)."""
+    seconds: dict[str, float] = {}
+    t0 = time.perf_counter()
+    with run_folder(root) as rd:
+        repo, plugin = rd / "repo", rd / "plugin"
+        make_fixture(repo, p.case, cfg.fixture)
+        t1 = time.perf_counter()
+        build_copy(p.arm, plugin, tars.get(p.arm.sha or ""))
+        (rd / "outside").mkdir()
+        t2 = time.perf_counter()
+        conf = cfg.confinement
+        wrap = None if conf is None else (lambda launch: conf.wrap(launch, p.key.host, rd, repo))
+        prompt = p.case.prompt.replace("{repo}", str(repo))
+        placeholders = {"repo": str(repo), "plugin": str(plugin), "home": str(rd / "home"),
+                        "outside": str(rd / "outside")}
+        run = run_host_fn(p.key.host, prompt, repo, rd, script=cfg.script, timeout=cfg.timeout,
+                          silence_timeout=cfg.silence_timeout, model=cfg.model if cfg.script is None else None,
+                          placeholders=placeholders, add_dirs=(plugin,), binary=cfg.binaries.get(p.key.host),
+                          plugin=plugin, seed=p.key.run, wrap=wrap)
+        t3 = time.perf_counter()
+        record = _record(p, cfg, run, plugin, rd, batch, planned)
+        t4 = time.perf_counter()
+    seconds.update(fixture=t1 - t0, arm=t2 - t1, host=t3 - t2, score=t4 - t3, cleanup=time.perf_counter() - t4)
+    return RunOutcome(p, record, seconds)
+
+
+def _record(p: Planned, cfg: BatchConfig, run: HostRun, plugin: Path, rd: Path, batch: str,
+            planned: int) -> RunRecord:
+    """The scored, anonymized record of one batch run."""
+    entry = entry_skill(plugin, p.case.required)
+    spec = ScoreSpec(kind=p.case.kind, required=p.case.required, moment=p.case.moment, entry_skill=entry,
+                     entry_file=f"skills/{entry}/SKILL.md" if entry else None)
+    result = score(spec, run.parsed.calls)
+    req = CanaryRequest(host=p.key.host, plugin=plugin, script=cfg.script, model=p.key.model or None,
+                        arm=p.arm.name)
+    paths = {str(rd / "repo"): "<repo>", str(plugin): "<plugin>", str(rd / "home"): "<home>",
+             str(rd / "outside"): "<outside>", str(rd): "<run>", str(Path.home()): "~"}
+    paths.update({os.path.realpath(k): v for k, v in list(paths.items())})
+    record = build_record(p.case, req, run, result, entry, paths)
+    update: dict[str, object] = {
+        "condition": "confined" if cfg.confinement is not None else "unconfined",
+        "model": p.key.model or None, "effort": cfg.effort, "source": p.arm.sha, "run": p.key.run, "batch": batch}
+    if not record.valid or run.exit_code != 0:
+        run_error = (record.model_extra or {}).get("run_error")
+        text = " ".join(filter(None, [run_error if isinstance(run_error, str) else None, _tail(run.stderr_path)]))
+        if QUOTA.search(text) and not record.valid:
+            update["invalid_reason"] = "quota"
+    record = record.model_copy(update=update)
+    extra = record.model_extra if record.model_extra is not None else {}
+    extra["batch_planned"] = planned
+    return record
+
+
+def _tail(path: Path, size: int = 2000) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return ""
+    return data[-size:].decode("utf-8", errors="replace")
+
+
+def preflight(cfg: BatchConfig, root: Path) -> None:
+    """The proof (confined batches) and the self-checks; any failure raises before the first run."""
+    if cfg.confinement is not None:
+        with run_folder(root, "proof-") as rd:
+            prove(cfg.confinement, rd, clean_env(os.environ))
+    self_check_guard(root)
+    self_check_cleanup(root)
+
+
+def run_batch(cfg: BatchConfig, on_outcome: Callable[[RunOutcome, Progress], None] | None = None,
+              on_start: Callable[[Progress], None] | None = None,
+              run_host_fn: Callable[..., HostRun] = run_host) -> BatchResult:
+    """Run the batch; records are appended as runs end. Raises ProofFailed / BatchAborted before any run
+    when the proof or a self-check fails; a guard trip during the batch ends it with `aborted` set."""
+    items = plan(cfg)
+    bid = batch_id(items)
+    cfg.record.parent.mkdir(parents=True, exist_ok=True)
+    repair_tail(cfg.record)
+    loaded = load_file(cfg.record) if cfg.record.is_file() else Loaded()
+    pending = todo(items, loaded, resume=cfg.resume, retry_invalid=cfg.retry_invalid)
+    result = BatchResult(bid, len(items), len(items) - len(pending))
+    progress = Progress(len(items), skipped=result.skipped)
+    root = Path(tempfile.mkdtemp(prefix="wb-batch-", dir=cfg.workdir))
+    try:
+        preflight(cfg, root)
+        if on_start is not None:
+            on_start(progress)
+        tars = {a.sha: archive(a) for a in cfg.arms if a.sha}
+        before = cfg.guard.snapshot()
+        _loop(cfg, pending, root, tars, bid, len(items), before, result, progress, on_outcome, run_host_fn)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return result
+
+
+def _loop(cfg: BatchConfig, pending: list[Planned], root: Path, tars: dict[str, bytes], bid: str, planned: int,
+          before: Snapshot, result: BatchResult, progress: Progress,
+          on_outcome: Callable[[RunOutcome, Progress], None] | None, run_host_fn: Callable[..., HostRun]) -> None:
+    """Keep J runs going; after each: guard, append, progress; stop launching on a guard trip or quota."""
+    lock = threading.Lock()
+    queue = list(reversed(pending))
+    running: dict[Future[RunOutcome], Planned] = {}
+    with ThreadPoolExecutor(max_workers=max(1, cfg.jobs), thread_name_prefix="batch-run") as pool:
+        while queue or running:
+            while queue and len(running) < max(1, cfg.jobs) and result.aborted is None and result.quota is None:
+                p = queue.pop()
+                running[pool.submit(execute, p, cfg, root, tars, bid, planned, run_host_fn)] = p
+            if not running:
+                break
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in done:
+                p = running.pop(fut)
+                outcome = fut.result()
+                record = outcome.record
+                with lock:
+                    t = time.perf_counter()
+                    changes = cfg.guard.changes(before)
+                    outcome.seconds["guard"] = time.perf_counter() - t
+                    if changes:
+                        extra = record.model_extra if record.model_extra is not None else {}
+                        extra["guard_changes"] = changes
+                        record = record.model_copy(update={"valid": False, "invalid_reason": "guard"})
+                        others = ", ".join(q.key.label(q.arm.name) for q in running.values())
+                        result.aborted = result.aborted or (f"the guard saw a change after run {p.key.label(p.arm.name)}"
+                                          + (f" (also running: {others})" if others else "") + ": "
+                                          + "; ".join(changes[:5]))
+                    elif record.invalid_reason == "quota" and result.quota is None:
+                        result.quota = f"{p.key.label(p.arm.name)}: the host reported a quota or rate limit"
+                    outcome.record = record
+                    append_record(cfg.record, record)
+                    result.outcomes.append(outcome)
+                    progress.add(record)
+                if on_outcome is not None:
+                    on_outcome(outcome, progress)
+            if result.aborted is not None or result.quota is not None:
+                queue.clear()
