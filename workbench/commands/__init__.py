@@ -5,11 +5,25 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from workbench.commands import arm, authoring, canary, home, hosts, rescore, schema, score, selftest, summary
+from workbench.commands import (
+                                arm,
+                                authoring,
+                                batch,
+                                canary,
+                                home,
+                                hosts,
+                                postinstall,
+                                rescore,
+                                schema,
+                                score,
+                                selftest,
+                                summary,
+)
 
 Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
 COMMANDS: list[Register] = [score.register, summary.register, rescore.register, schema.register, hosts.register,
                           canary.register, selftest.register]
 COMMANDS += [authoring.register, arm.register]
+COMMANDS += [batch.register, postinstall.register]
 _ = home
