@@ -10,6 +10,7 @@ from workbench.commands import (
                                 authoring,
                                 batch,
                                 canary,
+                                case,
                                 home,
                                 hosts,
                                 postinstall,
@@ -24,6 +25,6 @@ Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], Non
 
 COMMANDS: list[Register] = [score.register, summary.register, rescore.register, schema.register, hosts.register,
                           canary.register, selftest.register]
-COMMANDS += [authoring.register, arm.register]
+COMMANDS += [authoring.register, arm.register, case.register]
 COMMANDS += [batch.register, postinstall.register]
 _ = home

@@ -17,6 +17,8 @@ from pydantic import ValidationError
 from workbench.core.errors import InputError
 from workbench.core.models import Case
 from workbench.core.moments import parse_moment
+from workbench.core.paths import suffix_match
+from workbench.core.routing import Row, find_row, parse_files, required_key
 
 
 def _loc(loc: tuple[int | str, ...]) -> str:
@@ -39,8 +41,39 @@ def _line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
     return None
 
 
-def parse_case(data: Any, *, file: str | None = None, text: str = "", default_id: str | None = None) -> Case:
-    """Validate decoded data as a Case (id defaults to the file stem); bad input -> InputError."""
+def linked_procedures(rows: list[Row]) -> list[str]:
+    """Every procedure the routing rows link, as cases name them (`workflows/commit.md`), deduplicated."""
+    return list(dict.fromkeys(required_key(link, row) for row in rows for link in row.links))
+
+
+def default_required(case: Case, rows: list[Row]) -> list[str]:
+    """Required files when a case lists none: the target row's links (positive), or every linked
+    procedure (negative); a negative's `exceptions` are removed either way."""
+    required = case.required
+    if not required and case.kind == "positive":
+        row = find_row(rows, case.target)
+        required = [required_key(link, row) for link in row.links] if row else []
+    elif not required:
+        required = linked_procedures(rows)
+    if case.kind == "negative" and case.exceptions:
+        required = [r for r in required if not any(suffix_match(r, e) or suffix_match(e, r) for e in case.exceptions)]
+    return required
+
+
+def workspace_rows_for(path: Path) -> list[Row]:
+    """The routing rows of the workspace a case file belongs to (found upward from it)."""
+    from workbench.core.workspace import load_workspace
+
+    ws = load_workspace(path.parent)
+    return parse_files(ws.routing_files(), plugin=ws.plugin_dir) if ws.plugin_dir.is_dir() else []
+
+
+def parse_case(data: Any, *, file: str | None = None, text: str = "", default_id: str | None = None,
+               rows: list[Row] | None = None) -> Case:
+    """Validate decoded data as a Case (id defaults to the file stem); bad input -> InputError.
+
+    With ROWS, empty `required` defaults from the routing rows (see `default_required`).
+    """
     if not isinstance(data, dict):
         raise InputError("a case must be a table", file=file)
     if default_id and "id" not in data:
@@ -55,14 +88,17 @@ def parse_case(data: Any, *, file: str | None = None, text: str = "", default_id
         parse_moment(case.moment)
     except InputError as exc:
         raise InputError(exc.message, file=file, line=_line_of(text, ("moment",)), field="moment") from None
+    if rows is not None and (not case.required or case.exceptions):
+        case = case.model_copy(update={"required": default_required(case, rows)})
     if case.kind == "positive" and not case.required:
-        raise InputError("a positive case needs at least one required file", file=file,
-                         line=_line_of(text, ("required",)), field="required")
+        known = f" (target {case.target!r} is no routing row)" if rows is not None else ""
+        raise InputError(f"a positive case needs at least one required file{known}", file=file,
+                         line=_line_of(text, ("required",)) or _line_of(text, ("target",)), field="required")
     return case
 
 
-def load_case(path: str | Path) -> Case:
-    """Load one case from a TOML file."""
+def load_case(path: str | Path, rows: list[Row] | None = None) -> Case:
+    """Load one case from a TOML file; ROWS default to its workspace's routing rows."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -73,15 +109,18 @@ def load_case(path: str | Path) -> Case:
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"line (\d+)", str(exc))
         raise InputError(f"invalid TOML: {exc}", file=str(path), line=int(found.group(1)) if found else None) from None
-    return parse_case(data, file=str(path), text=text, default_id=path.stem)
+    if rows is None:
+        rows = workspace_rows_for(path)
+    return parse_case(data, file=str(path), text=text, default_id=path.stem, rows=rows)
 
 
 def load_cases(folder: str | Path) -> list[Case]:
     """Every `*.toml` case in FOLDER, sorted by file name; ids must be unique."""
     cases: list[Case] = []
     seen: dict[str, str] = {}
+    rows = workspace_rows_for(Path(folder) / "x.toml")
     for path in sorted(Path(folder).glob("*.toml")):
-        case = load_case(path)
+        case = load_case(path, rows)
         if case.id in seen:
             raise InputError(f"duplicate case id {case.id!r} (also in {seen[case.id]})", file=str(path), field="id")
         seen[case.id] = str(path)

@@ -77,6 +77,10 @@ class Case(BaseModel):
     moment: str = Field(default="edit", description="Moment spec: edit, bash:RE, tool:RE, end, or a preset.")
     extra_files: dict[str, str] = Field(default_factory=dict, description="Files added to the base fixture.")
     branches: list[Branch] = Field(default_factory=list)
+    exceptions: list[str] = Field(
+        default_factory=list,
+        description="Negatives: linked procedures NOT scored (default: every procedure the table links is).",
+    )
 
 
 class ScoreSpec(BaseModel):

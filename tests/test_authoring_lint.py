@@ -1,0 +1,129 @@
+"""Routing rows, row lint and audit: the demo is clean; a broken copy shows each finding."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from authoring_support import PLUGIN, weak_copy
+
+from workbench.cli import main
+from workbench.core.audit import audit, estimate_tokens
+from workbench.core.lint import lint_rows
+from workbench.core.lint_rules import RULES
+from workbench.core.routing import assign_ids, parse_files, parse_text
+from workbench.core.workspace import PACKAGE_ROOT, load_workspace
+
+DOCS = PACKAGE_ROOT / "docs" / "authoring.md"
+
+
+def run_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, object]]:
+    capsys.readouterr()
+    code = main([*args, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_demo_workspace_lints_and_audits_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)  # no workbench.toml here: the bundled demo opens
+    ws = load_workspace()
+    assert ws.demo and ws.plugin_dir == PLUGIN
+    assert run_json(["lint", "--strict"], capsys) == (0, {"findings": []})
+    code, report = run_json(["audit", "--strict"], capsys)
+    assert code == 0 and report["findings"] == []
+    budget = report["budget"]
+    assert isinstance(budget, dict) and 0 < budget["tokens"] <= budget["token_cap"]
+
+
+def broken_workspace(root: Path) -> Path:
+    """A copy of the demo with a broken link, an unlinked procedure and a 'Claim readiness and' row."""
+    plugin = root / "plugin"
+    shutil.copytree(PLUGIN, plugin)
+    skill = plugin / "skills/ops/SKILL.md"
+    text = skill.read_text().replace("(workflows/docs.md)", "(workflows/doc.md)")
+    text = text.replace("| Before committing |", "| Claim readiness and [verify](workflows/verify.md) |\n"
+                                                    "| Before committing |")
+    skill.write_text(text)
+    (plugin / "skills/ops/workflows/verify.md").write_text("# Verify\n")
+    (plugin / "skills/ops/workflows/orphan.md").write_text("# Nobody links me\n")
+    (root / "workbench.toml").write_text('[plugin]\npath = "plugin"\n')
+    return root
+
+
+def test_broken_copy_reports_each_finding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(broken_workspace(tmp_path))
+    code, lint = run_json(["lint"], capsys)
+    assert code == 0
+    findings = lint["findings"]
+    assert isinstance(findings, list)
+    by_rule = {(f["rule"], f["row"]) for f in findings}
+    assert {("no-before-clause", "verify"), ("bare-conjunct", "verify"), ("state-trigger", "verify")} <= by_rule
+    assert all(f["row"] == "verify" for f in findings), findings
+    assert main(["lint", "--strict"]) == 1
+    code, report = run_json(["audit"], capsys)
+    assert code == 0
+    got = {(f["rule"], Path(str(f["file"])).name, f["line"]) for f in report["findings"]}  # type: ignore[union-attr]
+    assert got == {("DANGLING", "SKILL.md", 19), ("UNINDEXED", "orphan.md", None), ("UNINDEXED", "docs.md", None)}
+    assert main(["audit", "--strict"]) == 1
+
+
+def test_weak_wordings_are_flagged(tmp_path: Path) -> None:
+    rows = parse_files([weak_copy(tmp_path / "plugin") / "skills/ops/SKILL.md"])
+    found = {(f.row, f.rule) for f in lint_rows(rows)}
+    assert found == {("release", "no-before-clause"), ("release", "state-trigger"),
+                     ("incident", "no-before-clause"), ("incident", "bare-conjunct")}
+
+
+def test_second_file_with_its_own_clause_passes_and_long_rows_warn(tmp_path: Path) -> None:
+    text = ("| When | Read |\n|---|---|\n| Before merging | [a](a.md); before tagging, [b](b.md) |\n"
+            "| At the start of every task | [c](c.md) |\n"
+            f"| Before editing {'x' * 200} | [d](d.md) |\n")
+    rows = assign_ids(parse_text(text, tmp_path / "SKILL.md"))
+    found = {(f.row, f.rule) for f in lint_rows(rows, max_row_chars=160)}
+    assert found == {("c", "task-start-pointer"), ("c", "no-before-clause"), ("c", "state-trigger"),
+                     ("d", "row-length")}
+
+
+def test_list_map_and_description_rows(tmp_path: Path) -> None:
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "commit.md").write_text("x")
+    text = ("---\nname: ops\ndescription: Use before committing.\n---\n"
+            "- Before committing: read flows/commit.md\n* Before opening a PR -> [pr](flows/pr.md)\n"
+            "Plain prose with [a link](flows/commit.md) is not a row in a SKILL.md.\n")
+    rows = assign_ids(parse_text(text, tmp_path / "SKILL.md"))
+    assert [(r.id, r.kind, r.line, r.trigger) for r in rows] == [
+        ("ops-description", "description", 3, "Use before committing."),
+        ("commit", "list", 5, "Before committing"),
+        ("pr", "list", 6, "Before opening a PR")]
+    assert rows[1].links[0].path == tmp_path / "flows" / "commit.md"
+    hook = "Before committing: workflows/commit.md\nBefore tagging, see workflows/release.md\n"
+    map_rows = assign_ids(parse_text(hook, tmp_path / "hooks" / "map.txt", plugin=PLUGIN / "skills/ops"))
+    assert [(r.id, r.links[0].path.is_file()) for r in map_rows] == [("commit", True), ("release", True)]
+
+
+def test_ids_are_stable_under_rewording_and_unique(tmp_path: Path) -> None:
+    a = assign_ids(parse_text("|W|R|\n|---|---|\n| Before x | [p](w/p.md) |\n| Before y | [q](v/p.md) |\n", tmp_path / "S.md",
+                              skill="s"))
+    b = assign_ids(parse_text("|W|R|\n|---|---|\n| When ready | [p](w/p.md) |\n| Before y | [q](v/p.md) |\n",
+                              tmp_path / "S.md", skill="s"))
+    assert [r.id for r in a] == [r.id for r in b] == ["p", "s-p"]
+
+
+def test_budget_cap(tmp_path: Path) -> None:
+    root = broken_workspace(tmp_path)
+    (root / "workbench.toml").write_text('[plugin]\npath = "plugin"\n[audit]\ntoken_cap = 10\nline_cap = 5\n')
+    ws = load_workspace(root)
+    report = audit(ws, parse_files(ws.routing_files(), plugin=ws.plugin_dir))
+    budget = [f.message for f in report.findings if f.rule == "BUDGET"]
+    assert len(budget) == 2 and "estimated tokens (cap 10)" in budget[0] and "lines (cap 5)" in budget[1]
+    assert estimate_tokens("abcde") == 2
+
+
+def test_every_rule_is_documented_with_its_evidence() -> None:
+    docs = DOCS.read_text()
+    for rule in RULES:
+        assert f"`{rule.id}`" in docs, rule.id
+        assert rule.evidence
