@@ -108,12 +108,12 @@ def test_opencode_config(tmp_path: Path) -> None:
 def test_gemini_argv_and_settings(tmp_path: Path) -> None:
     launch = adapter("gemini").build(spec(tmp_path))
     assert launch.argv == ["/opt/bin/host", "-p", "Do it.", "-o", "stream-json", "--skip-trust", "--approval-mode",
-                           "auto_edit", "--allowed-tools", "run_shell_command", "-m", "gemini-2.5-pro"]
+                           "auto_edit", "--allowed-tools", "run_shell_command,activate_skill", "-m", "gemini-2.5-pro"]
     assert launch.env["GOOGLE_GEMINI_BASE_URL"] == URL and launch.env["GEMINI_API_KEY"]
     settings = json.loads(launch.files[tmp_path / "home" / ".gemini" / "settings.json"])
     assert settings["security"]["auth"]["selectedType"] == "gemini-api-key"
     assert settings["privacy"]["usageStatisticsEnabled"] is False and settings["telemetry"]["enabled"] is False
-    assert settings["general"]["disableAutoUpdate"] is True
+    assert settings["general"]["disableAutoUpdate"] is True and settings["skills"]["enabled"] is True
 
 
 def test_grok_command_line_and_no_scripted_mode(tmp_path: Path) -> None:
@@ -129,7 +129,7 @@ def test_grok_command_line_and_no_scripted_mode(tmp_path: Path) -> None:
 def test_unknown_host_is_input_error() -> None:
     with pytest.raises(InputError, match="unknown host 'nope'"):
         adapter("nope")
-    assert set(ADAPTERS) == {"claude", "codex", "opencode", "gemini", "grok"}
+    assert set(ADAPTERS) == {"claude", "codex", "opencode", "gemini", "grok", "sim"}
 
 
 @pytest.mark.parametrize(("args", "out", "code"), [
@@ -147,3 +147,56 @@ def test_gh_stub(tmp_path: Path, args: list[str], out: str, code: int) -> None:
         assert "workbench stub" in done.stderr
     grok = subprocess.run([str(tmp_path / "bin" / "grok"), "-p", "x"], capture_output=True, text=True, check=False)
     assert grok.returncode == 1 and grok.stdout == ""
+
+
+def make_plugin(root: Path, manifest: bool) -> Path:
+    """A plugin copy with two skills; MANIFEST adds `.claude-plugin/plugin.json`."""
+    for name in ("ops", "review"):
+        (root / "skills" / name).mkdir(parents=True)
+        (root / "skills" / name / "SKILL.md").write_text(f"---\nname: {name}\n---\n")
+    (root / "skills" / "notes").mkdir()  # no SKILL.md: not a skill
+    if manifest:
+        (root / ".claude-plugin").mkdir()
+        (root / ".claude-plugin" / "plugin.json").write_text('{"name": "demo"}')
+    return root
+
+
+@pytest.mark.parametrize(("host", "rel"), [("codex", ".codex/skills"), ("opencode", ".config/opencode/skills"),
+                                           ("gemini", ".gemini/skills"), ("claude", ".claude/skills")])
+def test_plugin_skills_are_linked_where_the_host_finds_user_skills(host: str, rel: str, tmp_path: Path) -> None:
+    plugin = make_plugin(tmp_path / "plugin", manifest=False)
+    launch = adapter(host).build(spec(tmp_path, plugin=plugin))
+    skill_links = {k: v for k, v in launch.links.items() if "skills" in k.parts}
+    home = tmp_path / "home"
+    assert skill_links == {home / rel / "ops": plugin / "skills" / "ops",
+                           home / rel / "review": plugin / "skills" / "review"}
+    assert "--plugin-dir" not in launch.argv
+    launch.materialize()
+    assert (home / rel / "ops" / "SKILL.md").read_text() == "---\nname: ops\n---\n"
+    assert (home / rel / "ops").is_symlink()  # the plugin copy itself, never a second copy
+
+
+def test_claude_loads_a_claude_plugin_with_plugin_dir(tmp_path: Path) -> None:
+    plugin = make_plugin(tmp_path / "plugin", manifest=True)
+    launch = adapter("claude").build(spec(tmp_path, plugin=plugin))
+    assert launch.argv[-2:] == ["--plugin-dir", str(plugin)]
+    assert not any("skills" in k.parts for k in launch.links)  # not also as user skills
+    assert launch.argv.index("--plugin-dir") > launch.argv.index("--add-dir")
+
+
+def test_no_plugin_no_skill_links(tmp_path: Path) -> None:
+    for host in ("claude", "codex", "opencode", "gemini"):
+        assert not any("skills" in k.parts for k in adapter(host).build(spec(tmp_path)).links)
+
+
+def test_sim_launch(tmp_path: Path) -> None:
+    plugin = make_plugin(tmp_path / "plugin", manifest=True)
+    script = tmp_path / "script.json"
+    launch = adapter("sim").build(RunSpec("Do it.", tmp_path / "repo", tmp_path, Path("/py"), "scripted",
+                                          plugin=plugin, script_file=script, fault="no-output", seed=3))
+    assert launch.argv == ["/py", "-m", "workbench.sim", "--prompt", "Do it.", "--repo", str(tmp_path / "repo"),
+                           "--home", str(tmp_path / "home"), "--seed", "3", "--plugin", str(plugin),
+                           "--script", str(script), "--fault", "no-output"]
+    assert launch.env["HOME"] == str(tmp_path / "home") and tmp_path / "bin" / "gh" in launch.files
+    policy = adapter("sim").build(RunSpec("Do it.", tmp_path / "repo", tmp_path, Path("/py"), "m-1"))
+    assert policy.argv[-2:] == ["--model", "m-1"] and "--script" not in policy.argv

@@ -9,10 +9,11 @@ from workbench.hosts.codex import CodexAdapter
 from workbench.hosts.gemini import GeminiAdapter
 from workbench.hosts.grok import GrokAdapter
 from workbench.hosts.opencode import OpenCodeAdapter
+from workbench.hosts.sim import SimAdapter
 
 ADAPTERS: dict[str, HostAdapter] = {a.name: a for a in (ClaudeAdapter(), CodexAdapter(), OpenCodeAdapter(),
-                                                        GeminiAdapter(), GrokAdapter())}
-"""Host name -> adapter; the four npm hosts are verified, grok is by command line only."""
+                                                        GeminiAdapter(), GrokAdapter(), SimAdapter())}
+"""Host name -> adapter; the four npm hosts are verified, grok is by command line only, sim is offline Python."""
 
 REAL_HOSTS = ("claude", "codex", "opencode", "gemini")
 """The hosts installed from npm and verified offline against the scripted model server."""

@@ -55,6 +55,14 @@ class RunSpec:
     add_dirs: tuple[Path, ...] = ()
     login_home: Path | None = None
     """Where the user's login files live (default: the outer HOME); only used with a real model."""
+    plugin: Path | None = None
+    """The run's plugin copy, given to the host the way it loads skills (see `HostAdapter.skill_links`)."""
+    script_file: Path | None = None
+    """Hosts without a model server (sim): the resolved script they execute themselves."""
+    fault: str | None = None
+    """Hosts without a model server (sim): a provider fault they simulate themselves (`no-output`)."""
+    seed: int = 0
+    """The sim policy's seed (ignored by real hosts)."""
 
     @property
     def home(self) -> Path:
@@ -116,15 +124,31 @@ class HostAdapter:
     login_files: ClassVar[tuple[str, ...]] = ()
     """Login files relative to HOME, linked into the temp HOME for real-model runs."""
     verified: ClassVar[bool] = True
+    uses_server: ClassVar[bool] = True
+    """False for a host that executes the script itself (sim): no model server is started for it."""
+    skills_dir: ClassVar[str] = ""
+    """Where, relative to HOME, the host discovers user skills ('' when it loads the plugin another way)."""
 
     def build(self, run: RunSpec) -> Launch:
         raise NotImplementedError
+
+    def default_binary(self) -> Path | None:
+        """The binary when none is installed from npm (sim: this Python), else None."""
+        return None
+
+    def skill_links(self, run: RunSpec, skills_dir: str | None = None) -> dict[Path, Path]:
+        """Symlinks HOME/SKILLS_DIR/<name> -> each `skills/<name>/` of the plugin copy (no copy is made)."""
+        rel = self.skills_dir if skills_dir is None else skills_dir
+        if run.plugin is None or not rel:
+            return {}
+        return {run.home / rel / skill.parent.name: skill.parent
+                for skill in sorted(run.plugin.glob("skills/*/SKILL.md"))}
 
     def launch(self, run: RunSpec, argv: list[str], env: dict[str, str], files: dict[Path, str] | None = None,
                links: dict[Path, Path] | None = None) -> Launch:
         """The launch with the PATH stubs and (real models) login links added; runs in the repo."""
         stubs = stub_files(run.bin_dir, self.name)
-        all_links = {**self.login_links(run), **(links or {})}
+        all_links = {**self.login_links(run), **self.skill_links(run), **(links or {})}
         return Launch(argv, env, run.repo, {**stubs, **(files or {})}, all_links, set(stubs))
 
     def base_env(self, run: RunSpec, outer: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -3,11 +3,20 @@
 The prompt goes BEFORE `--add-dir` (which takes several values and would swallow it).
 `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1` is needed and sufficient to stop its direct
 connections for metrics and flags, which ignore the base URL.
+A plugin copy with `.claude-plugin/plugin.json` is loaded with `--plugin-dir` (its skills are then
+`<plugin>:<skill>`); a bare skills folder is linked into the temp HOME's `~/.claude/skills`.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from workbench.hosts.base import FAKE_KEY, HostAdapter, Launch, RunSpec
+
+
+def is_plugin(folder: Path | None) -> bool:
+    """Whether FOLDER is a Claude Code plugin (has `.claude-plugin/plugin.json`)."""
+    return folder is not None and (folder / ".claude-plugin" / "plugin.json").is_file()
 
 
 class ClaudeAdapter(HostAdapter):
@@ -15,10 +24,17 @@ class ClaudeAdapter(HostAdapter):
     package = "@anthropic-ai/claude-code"
     pinned = "2.1.197"
     login_files = (".claude/.credentials.json", ".claude.json")
+    skills_dir = ".claude/skills"
+
+    def skill_links(self, run: RunSpec, skills_dir: str | None = None) -> dict[Path, Path]:
+        """User-skill links only when the plugin copy is not a Claude plugin (that one is `--plugin-dir`)."""
+        return {} if is_plugin(run.plugin) else super().skill_links(run, skills_dir)
 
     def build(self, run: RunSpec) -> Launch:
         argv = [str(run.binary), run.prompt, "-p", "--output-format", "stream-json", "--verbose",
                 "--permission-mode", "acceptEdits", "--add-dir", str(run.repo), *map(str, run.add_dirs)]
+        if run.plugin is not None and is_plugin(run.plugin):
+            argv += ["--plugin-dir", str(run.plugin)]
         env = self.base_env(run)
         env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
         if run.scripted:

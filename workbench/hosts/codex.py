@@ -5,6 +5,7 @@ so a failing model ends the run fast) and `model = "gpt-5.5"`, a name from the C
 (another name errors and loses the freeform `apply_patch` tool). Analytics and the remote
 plugin/app features are off to stop outside traffic. Its Linux sandbox re-executes itself as
 `codex-linux-sandbox`, so that alias of the native binary is linked into the run's bin dir.
+The plugin copy's skills are linked into `$CODEX_HOME/skills` (user skills).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class CodexAdapter(HostAdapter):
     package = "@openai/codex"
     pinned = "0.171.0"
     login_files = (".codex/auth.json",)
+    skills_dir = ".codex/skills"
 
     def build(self, run: RunSpec) -> Launch:
         codex_home = run.home / ".codex"

@@ -4,6 +4,7 @@ Scripted runs use an `@ai-sdk/openai-compatible` provider (bundled) at the model
 `OPENCODE_DISABLE_MODELS_FETCH=1` stops the model-catalogue download; its background install of
 its plugin package is pointed at a dead 127.0.0.1 port (the failure is harmless).
 `experimental.continue_loop_on_deny` keeps a denied external-directory access from ending the run.
+The plugin copy's skills are linked into `~/.config/opencode/skills` (user skills).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class OpenCodeAdapter(HostAdapter):
     package = "opencode-ai"
     pinned = "1.18.33"
     login_files = (".local/share/opencode/auth.json",)
+    skills_dir = ".config/opencode/skills"
 
     def build(self, run: RunSpec) -> Launch:
         config_path = run.run_dir / "opencode.json"

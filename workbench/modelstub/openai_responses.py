@@ -78,7 +78,8 @@ def codex_call(call: ScriptCall, request: Request, base: str | None) -> tuple[st
         for text in request.texts:
             files.update(codex_skill_files(text))
         name = str(call.skill)
-        command = (f"cat {shlex.quote(files[name])}" if name in files
+        listed = files.get(name) or next((p for k, p in files.items() if k.split(":")[-1] == name), None)
+        command = (f"cat {shlex.quote(listed)}" if listed  # a plugin's skill is listed as `plugin:name`
                    else f'cat "${{CODEX_HOME:-$HOME/.codex}}/skills/{name}/SKILL.md"')
     if "exec_command" not in request.tools and "shell" in request.tools:
         return "function_call", "shell", json.dumps({"command": ["bash", "-lc", command]})

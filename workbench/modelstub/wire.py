@@ -19,6 +19,8 @@ CLAUDE_SKILLS_HEADER = "The following skills are available for use with the Skil
 _CLAUDE_SKILL = re.compile(r"^- (?:\*\*(.+?)\*\*|(\S+?):(?:\s|$))")
 _CODEX_SKILL = re.compile(r"^- (\S+?): .*\(file: (\S+)\)\s*$")
 _CODEX_ROOT = re.compile(r"^- `(\w+)` = `([^`]+)`")
+_AGENT_SKILLS = re.compile(r"<available_skills>(.*?)(?:</available_skills>|$)", re.S)
+_AGENT_SKILL_NAME = re.compile(r"<skill>\s*<name>([^<]+)</name>")
 
 
 @dataclass
@@ -93,7 +95,8 @@ def halves(text: str) -> list[str]:
 
 
 def listed_skills(texts: list[str]) -> list[str]:
-    """Skill names the host listed to the model: Claude's reminder list or Codex's skills block."""
+    """Skill names the host listed to the model: Claude's reminder list, Codex's skills block, or the
+    `<available_skills><skill><name>` block OpenCode and Gemini CLI put in their system prompt."""
     names: list[str] = []
     for text in texts:
         start = text.find(CLAUDE_SKILLS_HEADER)
@@ -104,6 +107,8 @@ def listed_skills(texts: list[str]) -> list[str]:
                 if found:
                     names.append(found.group(1) or found.group(2))
         names.extend(codex_skill_files(text))
+        for block in _AGENT_SKILLS.findall(text):
+            names.extend(name.strip() for name in _AGENT_SKILL_NAME.findall(block))
     return list(dict.fromkeys(names))
 
 

@@ -1,8 +1,8 @@
 """One canary: one case, one host, one fresh throwaway repo, scored into one anonymized RunRecord.
 
-The run is set up the way a batch run is (fixture repo, a copy of the plugin, a temporary HOME with
-the plugin's skills installed where each host looks for them), streamed live to a callback, then
-scored by THE scorer. The record carries the validity gates: host version, served model, whether
+The run is set up the way a batch run is (fixture repo, a copy of the plugin given to the host the
+way it loads skills: `run_host(plugin=...)`), streamed live to a callback, then scored by THE
+scorer. The record carries the validity gates: host version, served model, whether
 the entry skill was offered, a Skill load error, no model output, timeout.
 """
 
@@ -16,15 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from workbench import __version__
+from workbench.core.errors import InputError
 from workbench.core.events import Event
 from workbench.core.models import Call, Case, RunRecord, Score, ScoreSpec, Verdict
 from workbench.core.scoring import SCORER_RULES, score
 from workbench.modelstub import Fault, Script
 from workbench.runner.fixture import make_fixture
-from workbench.runner.hostrun import HostRun
-
-SKILL_HOMES = (".claude/skills", ".codex/skills", ".agents/skills", ".config/opencode/skills", ".gemini/skills")
-"""Where, under the temporary HOME, the hosts look for user skills; the plugin's skills go in each."""
+from workbench.runner.hostrun import HostRun, run_host
 
 
 @dataclass
@@ -67,13 +65,6 @@ def entry_skill(plugin: Path, required: Iterable[str]) -> str | None:
         if any(name in text for name in names):
             return skill.name
     return skills[0].name if len(skills) == 1 else None
-
-
-def install_skills(plugin: Path, home: Path) -> None:
-    """Copy the plugin's skills into each host's user-skill folder under the temporary HOME."""
-    for skill in plugin.glob("skills/*/SKILL.md"):
-        for rel in SKILL_HOMES:
-            shutil.copytree(skill.parent, home / rel / skill.parent.name, dirs_exist_ok=True)
 
 
 def anonymizer(mapping: Mapping[str, str]) -> Callable[[Any], Any]:
@@ -161,7 +152,7 @@ def run_canary(case: Case, req: CanaryRequest, on_event: Callable[[Event], None]
         paths.update({str(Path(p).resolve()): v for p, v in list(paths.items())})
         if on_setup is not None:
             on_setup(paths)
-        run = _run(req, prompt, repo, run_dir, plugin, home, placeholders, on_event)
+        run = _run(req, prompt, repo, run_dir, plugin, placeholders, on_event)
         entry = entry_skill(plugin, case.required)
         spec = ScoreSpec(kind=case.kind, required=case.required, moment=case.moment, entry_skill=entry,
                          entry_file=f"skills/{entry}/SKILL.md" if entry else None)
@@ -173,28 +164,15 @@ def run_canary(case: Case, req: CanaryRequest, on_event: Callable[[Event], None]
             shutil.rmtree(run_dir, ignore_errors=True)
 
 
-def _run(req: CanaryRequest, prompt: str, repo: Path, run_dir: Path, plugin: Path, home: Path,
+def _run(req: CanaryRequest, prompt: str, repo: Path, run_dir: Path, plugin: Path,
          placeholders: dict[str, str], on_event: Callable[[Event], None] | None) -> HostRun:
-    """Dispatch to the sim or to a real host (against the scripted model server when a script is given)."""
-    if req.host == "sim":
-        from workbench.hosts.sim import run_sim
-
-        return run_sim(prompt, repo, run_dir, req.script, plugin=plugin, placeholders=placeholders,
-                       fault=req.no_output_fault, on_event=on_event, timeout=req.timeout, model=req.model)
-    from workbench.hosts.install import find_binary, hosts_dir
-    from workbench.runner.hostrun import run_host
-
-    install_skills(plugin, home)
+    """Run the host once: sim offline (script or policy), a real host on a script or the user's login."""
     faults = list(req.faults)
     if req.no_output_fault:
-        faults.append(Fault("status", status=529))
-    script = req.script
-    if script is None and req.model is None:
-        from workbench.core.errors import InputError
-
+        faults.append(Fault("status", status=529))  # sim simulates it itself
+    if req.host != "sim" and req.script is None and req.model is None:
         raise InputError(f"{req.host} needs --model (the user's login) or --script (the scripted model server)",
                          field="--model")
-    binary = req.binary or find_binary(req.host, hosts_dir())
-    return run_host(req.host, prompt, repo, run_dir, script=script, faults=faults, on_event=on_event,
+    return run_host(req.host, prompt, repo, run_dir, script=req.script, faults=faults, on_event=on_event,
                     timeout=req.timeout, silence_timeout=req.silence_timeout, model=req.model,
-                    placeholders=placeholders, add_dirs=(plugin,), binary=binary)
+                    placeholders=placeholders, add_dirs=(plugin,), binary=req.binary, plugin=plugin)

@@ -1,7 +1,9 @@
-"""One real host run end to end: model server (scripted runs), adapter launch, watchdogs, parsed stream.
+"""One host run end to end: model server (scripted runs), adapter launch, watchdogs, parsed stream.
 
-The stream is parsed live (each event goes to `on_event` as it happens); Codex is parsed again
-after exit together with its rollout session log, which alone shows the refusals `--json` omits.
+Every host in `workbench.hosts.ADAPTERS` runs here, the offline `sim` included (it executes the
+resolved script itself, so no model server is started for it). The stream is parsed live (each
+event goes to `on_event` as it happens); Codex is parsed again after exit together with its
+rollout session log, which alone shows the refusals `--json` omits.
 The validity gates a record needs come back with the run: host version (stream, else
 `--version`), served model (stream, else what the model server was asked for) and what the host
 offered the model (tools, skills, plugins).
@@ -10,16 +12,19 @@ offered the model (tools, skills, plugins).
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from workbench.core.errors import InputError
 from workbench.core.events import Event, ParsedRun
 from workbench.core.parsers import make_parser, parse_lines
-from workbench.hosts import SCRIPTED, Launch, RunSpec, adapter
+from workbench.hosts import SCRIPTED, HostAdapter, Launch, RunSpec, adapter
 from workbench.hosts.install import probe_version, require_binary
+from workbench.hosts.sim import NO_OUTPUT
 from workbench.modelstub import Fault, ModelServer, Script
 from workbench.runner.process import ProcessResult, TimeoutReason, run_process
 
@@ -35,6 +40,7 @@ class HostRun:
     exit_code: int
     timed_out: TimeoutReason | None
     duration: float
+    """Wall seconds of the host process alone (start to exit); the rest of a run is the workbench's."""
     started_at: str
     finished_at: str
     launch: Launch
@@ -69,24 +75,57 @@ def _lines(path: Path) -> list[str]:
     return path.read_bytes().decode("utf-8", errors="replace").splitlines()
 
 
+def _own_fault(host: str, faults: Iterable[Fault]) -> str | None:
+    """For a host without a model server: the one fault it simulates itself (an error on every request)."""
+    faults = list(faults)
+    if not faults:
+        return None
+    if all(f.kind == "status" and f.step is None and f.times is None for f in faults):
+        return NO_OUTPUT
+    raise InputError(f"{host} simulates only one fault: an error status on every request (no-output)",
+                     field="faults")
+
+
+def _spec(ad: HostAdapter, prompt: str, repo: Path, run_dir: Path, exe: Path, script: Script | None,
+          model: str | None, server: ModelServer | None, values: Mapping[str, str], faults: Iterable[Fault],
+          add_dirs: Iterable[Path], plugin: Path | None, seed: int) -> RunSpec:
+    """The adapter's run spec; a host without a server gets the resolved script as a file instead."""
+    script_file, fault = None, None
+    if not ad.uses_server:
+        fault = _own_fault(ad.name, faults)
+        if script is not None:
+            script_file = run_dir / "script.json"
+            data = script.resolved(dict(values)).model_dump(exclude_none=True)
+            script_file.write_text(json.dumps(data), encoding="utf-8")
+    spec_model = SCRIPTED if script is not None else (model or "")
+    return RunSpec(prompt, repo, run_dir, exe, spec_model, server.url if server else None, tuple(add_dirs),
+                   plugin=plugin, script_file=script_file, fault=fault, seed=seed)
+
+
 def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script | None = None,
              faults: Iterable[Fault] = (), on_event: Callable[[Event], None] | None = None,
              timeout: float = 300.0, silence_timeout: float | None = None, model: str | None = None,
              placeholders: Mapping[str, str] | None = None, extra_env: Mapping[str, str] | None = None,
-             add_dirs: Iterable[Path] = (), binary: Path | None = None, probe: bool = True) -> HostRun:
+             add_dirs: Iterable[Path] = (), binary: Path | None = None, probe: bool = True,
+             plugin: Path | None = None, seed: int = 0,
+             wrap: Callable[[Launch], Launch] | None = None) -> HostRun:
     """Run HOST once on REPO; a SCRIPT runs it against a fresh scripted model server on 127.0.0.1.
 
-    `extra_env` is applied after the adapter's environment (tests use it to add a logging proxy).
-    `model` names a real model when no script is given.
+    `plugin` is the run's plugin copy, given to the host the way it loads skills (Claude
+    `--plugin-dir`, user-skill links in the temp HOME for the others, sim `--plugin`); it is also
+    the script's `{plugin}`. `extra_env` is applied after the adapter's environment (tests use it to
+    add a logging proxy). `model` names a real model when no script is given (sim: the name it
+    reports; it then runs its policy with `seed`). The sim simulates the no-output fault itself.
     """
     ad = adapter(host)
-    exe = binary or require_binary(host)
+    exe = binary or ad.default_binary() or require_binary(host)
     for sub in ("home", "tmp", "bin"):
         (run_dir / sub).mkdir(parents=True, exist_ok=True)
-    spec_model = SCRIPTED if script is not None else (model or "")
     values = {"repo": str(repo), "home": str(run_dir / "home"), "outside": str(run_dir / "outside"),
-              **(placeholders or {})}
-    server = ModelServer(script, values, faults=faults, log_path=run_dir / "offered.jsonl") if script else None
+              "plugin": str(plugin or ""), **(placeholders or {})}
+    server = None
+    if script is not None and ad.uses_server:
+        server = ModelServer(script, values, faults=faults, log_path=run_dir / "offered.jsonl")
     parser = make_parser(host)
     live = ParsedRun()
 
@@ -100,10 +139,12 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
     if server is not None:
         server.start()
     try:
-        spec = RunSpec(prompt, repo, run_dir, exe, spec_model, server.url if server else None, tuple(add_dirs))
+        spec = _spec(ad, prompt, repo, run_dir, exe, script, model, server, values, faults, add_dirs, plugin, seed)
         launch = ad.build(spec)
         launch.env.update(extra_env or {})
         launch.materialize()
+        if wrap is not None:  # confinement (runner/confine.py): the same launch inside a sandbox
+            launch = wrap(launch)
         result: ProcessResult = run_process(launch.argv, env=launch.env, cwd=launch.cwd,
                                             stdout_path=run_dir / "stdout.jsonl", stderr_path=run_dir / "stderr.txt",
                                             on_line=feed, timeout=timeout, silence_timeout=silence_timeout)
