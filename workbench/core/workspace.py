@@ -131,8 +131,9 @@ class Workspace(BaseModel):
         return self._glob(self.config.plugin.routing)
 
     def procedure_files(self) -> list[Path]:
-        """Files matching the procedure globs."""
-        return self._glob(self.config.plugin.procedures)
+        """Files matching the procedure globs, routing files excluded."""
+        routing = set(self.routing_files())
+        return [p for p in self._glob(self.config.plugin.procedures) if p not in routing]
 
     def always_loaded_files(self) -> list[Path]:
         """Always-loaded files (default: the routing files)."""
