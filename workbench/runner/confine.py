@@ -69,7 +69,7 @@ class Confinement:
     toolchain: tuple[Path, ...] = field(default_factory=lambda: tuple(default_toolchain()))
     share_net: bool = True
     """Hosts reach their API (or the model server on the outer 127.0.0.1) only with the network shared."""
-    bwrap: str = "bwrap"
+    bwrap: str = field(default_factory=lambda: bwrap_path() or "bwrap")
 
     def masks(self) -> list[Path]:
         """Real home and checkouts, outermost first, without duplicates or nested repeats."""

@@ -114,6 +114,8 @@ def prove(conf: Confinement, run_dir: Path, env: Mapping[str, str]) -> list[Chec
         leaked = check.leaves is not None and (check.leaves.exists() or check.leaves.is_symlink())
         if leaked and check.leaves is not None:
             check.leaves.unlink()
+        if codes[i] in (126, 127):  # a refusal only counts when the command itself could run
+            raise ProofFailed(check.name, f"the check could not run (exit {codes[i]}: command not found)")
         passed = (codes[i] == 0) == check.must_succeed and not leaked
         if not passed:
             want = "succeed" if check.must_succeed else "be refused"

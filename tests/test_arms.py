@@ -1,0 +1,63 @@
+"""Arms: NAME=REF parsing, ref resolution to a sha, plugin copies from `git archive` (never the worktree)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import git
+import pytest
+
+from batch_support import make_world
+from workbench.core.errors import InputError
+from workbench.runner.arms import WORKTREE, archive, build_copy, parse_arms, resolve_arm
+
+
+def test_parse_arms_pairs_and_errors() -> None:
+    assert parse_arms("A=main, B=HEAD~1") == [("A", "main"), ("B", "HEAD~1")]
+    for bad in ("A", "A=", "=x", "A=x,A=y", ""):
+        with pytest.raises(InputError):
+            parse_arms(bad)
+
+
+def test_resolve_gives_the_commit_sha_and_the_plugin_subdir(tmp_path: Path) -> None:
+    w = make_world(tmp_path)
+    repo = git.Repo(w.ws)
+    a = resolve_arm(w.plugin, "A", "HEAD~1")
+    b = resolve_arm(w.plugin, "B", "main")
+    assert a.sha == repo.commit("HEAD~1").hexsha and b.sha == repo.head.commit.hexsha
+    assert a.subdir == "plugin" and a.repo_root == w.ws.resolve()
+    with pytest.raises(InputError, match="unknown git ref"):
+        resolve_arm(w.plugin, "C", "no-such-branch")
+
+
+def test_copy_is_the_commit_not_the_worktree(tmp_path: Path) -> None:
+    w = make_world(tmp_path)
+    skill = w.plugin / "skills" / "ops" / "SKILL.md"
+    skill.write_text("UNCOMMITTED EDIT\n", encoding="utf-8")
+    (w.plugin / "untracked.md").write_text("x", encoding="utf-8")
+    a = build_copy(resolve_arm(w.plugin, "A", "HEAD~1"), tmp_path / "a")
+    b_arm = resolve_arm(w.plugin, "B", "HEAD")
+    b = build_copy(b_arm, tmp_path / "b", archive(b_arm))
+    a_text = (a / "skills" / "ops" / "SKILL.md").read_text(encoding="utf-8")
+    b_text = (b / "skills" / "ops" / "SKILL.md").read_text(encoding="utf-8")
+    assert "arm B" not in a_text and "arm B" in b_text
+    assert "UNCOMMITTED" not in a_text + b_text
+    assert not (b / "untracked.md").exists() and not (b / "plugin").exists()
+    assert sorted(p.relative_to(b).as_posix() for p in b.rglob("*.md")) == sorted(
+        p.relative_to(w.plugin).as_posix() for p in w.plugin.rglob("*.md") if p.name != "untracked.md")
+
+
+def test_worktree_arm_only_when_allowed(tmp_path: Path) -> None:
+    w = make_world(tmp_path)
+    with pytest.raises(InputError, match="canaries only"):
+        resolve_arm(w.plugin, "W", WORKTREE)
+    arm = resolve_arm(w.plugin, "W", WORKTREE, allow_worktree=True)
+    (w.plugin / "skills" / "ops" / "SKILL.md").write_text("EDITED\n", encoding="utf-8")
+    copy = build_copy(arm, tmp_path / "w")
+    assert arm.sha is None and (copy / "skills" / "ops" / "SKILL.md").read_text(encoding="utf-8") == "EDITED\n"
+
+
+def test_plugin_outside_git_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "p").mkdir()
+    with pytest.raises(InputError, match="not inside a git repo"):
+        resolve_arm(tmp_path / "p", "A", "HEAD")

@@ -1,0 +1,137 @@
+"""The bwrap wrapper with real bubblewrap: measured flags, real refusals, login binds, Claude's settings,
+and the proof (a fake real home, plus one proof against the real HOME that only checks refusals)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from batch_support import SECRET, make_world
+
+from workbench.hosts.base import Launch, clean_env
+from workbench.runner.confine import BWRAP_FLAGS, Confinement, bwrap_path, claude_settings
+from workbench.runner.proof import ProofFailed, prove
+
+pytestmark = pytest.mark.skipif(bwrap_path() is None, reason="never: .ci/run installs bubblewrap")
+
+
+def _run_dir(tmp: Path) -> Path:
+    rd = tmp / "run"
+    for sub in ("home", "tmp", "repo"):
+        (rd / sub).mkdir(parents=True)
+    return rd
+
+
+def _inside(conf: Confinement, rd: Path, script: str, binds: dict[Path, Path] | None = None) -> str:
+    argv = conf.argv(rd, rd / "repo", ["/bin/sh", "-c", script], binds=binds)
+    done = subprocess.run(argv, env=clean_env(os.environ), capture_output=True, text=True, check=False)
+    return done.stdout + done.stderr
+
+
+def test_argv_has_the_measured_flags(tmp_path: Path) -> None:
+    argv = Confinement(tmp_path / "home", (tmp_path / "ws",)).argv(tmp_path / "run", tmp_path / "run" / "repo", ["x"])
+    joined = " ".join(argv)
+    assert " ".join(BWRAP_FLAGS) in joined and "--unshare-user --uid 1000 --gid 1000 --cap-drop ALL" in joined
+    assert f"--tmpfs {tmp_path / 'home'}" in joined and f"--remount-ro {tmp_path / 'ws'}" in joined
+    assert "--unshare-net" not in argv and argv[-2:] == ["--", "x"]
+
+
+def test_no_capabilities_and_no_unmounting_the_mask(tmp_path: Path) -> None:
+    w = make_world(tmp_path)
+    rd = _run_dir(tmp_path)
+    out = _inside(Confinement(w.home, (w.ws,)), rd,
+                  f"grep CapEff /proc/self/status; id -u; umount -l {w.home}; cat {w.home}/secret.txt")
+    assert "CapEff:\t0000000000000000" in out and "\n1000\n" in out
+    assert SECRET not in out
+
+
+def test_refusals_outside_and_work_inside(tmp_path: Path) -> None:
+    w = make_world(tmp_path)
+    rd = _run_dir(tmp_path)
+    script = (f"cat {w.home}/secret.txt; touch {w.home}/x; touch {w.ws}/x; touch /usr/x; "
+              f"echo in > {rd}/repo/f && echo h > $HOME/h && echo TMP=$TMPDIR HOME=$HOME")
+    out = _inside(Confinement(w.home, (w.ws,)), rd, script)
+    assert SECRET not in out
+    assert not (w.home / "x").exists() and not (w.ws / "x").exists() and not Path("/usr/x").exists()
+    assert (rd / "repo" / "f").read_text() == "in\n" and (rd / "home" / "h").exists()
+    assert f"TMP={rd / 'tmp'} HOME={rd / 'home'}" in out
+
+
+def test_login_file_is_bound_not_linked(tmp_path: Path) -> None:
+    """A symlink into the hidden home would dangle: wrap() turns it into a bind of the login file."""
+    w = make_world(tmp_path)
+    (w.home / ".claude" / ".credentials.json").write_text('{"token": "t"}', encoding="utf-8")
+    rd = _run_dir(tmp_path)
+    link = rd / "home" / ".claude" / ".credentials.json"
+    launch = Launch(["/bin/sh", "-c", f"wc -c < {link}; cat {w.home}/secret.txt"], clean_env(os.environ),
+                    rd / "repo", links={link: w.home / ".claude" / ".credentials.json"})
+    launch.materialize()
+    wrapped = Confinement(w.home, (w.ws,)).wrap(launch, "claude", rd, rd / "repo")
+    done = subprocess.run(wrapped.argv, env=wrapped.env, capture_output=True, text=True, check=False)
+    assert done.stdout.split()[0] == "14" and SECRET not in done.stdout + done.stderr
+    assert not link.is_symlink() and link.read_text() == ""  # only a mount point outside; never a copy
+    settings = json.loads((rd / "home" / ".claude" / "settings.json").read_text())
+    assert settings["sandbox"]["enableWeakerNestedSandbox"] is True
+    assert f"Read({link})" in settings["permissions"]["deny"] and str(link) in settings["sandbox"]["filesystem"]["denyRead"]
+
+
+def test_claude_settings_merge_keeps_existing_keys(tmp_path: Path) -> None:
+    path = tmp_path / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"permissions": {"deny": ["Bash(rm:*)"]}, "model": "x"}))
+    claude_settings(tmp_path, [])
+    data = json.loads(path.read_text())
+    assert data["model"] == "x" and "Bash(rm:*)" in data["permissions"]["deny"]
+    assert data["sandbox"]["enabled"] and data["sandbox"]["allowUnsandboxedCommands"] is False
+
+
+def test_proof_passes_with_the_batch_wrapper(tmp_path: Path) -> None:
+    w = make_world(tmp_path)
+    results = prove(Confinement(w.home, (w.ws,)), tmp_path / "proof", clean_env(os.environ))
+    names = [r.name for r in results]
+    assert all(r.passed for r in results)
+    assert names[:4] == ["read real home", "write real home", f"write guarded checkout {w.ws}", "write /usr"]
+    assert {"write repo", "read+write temp HOME", "git status", "python3 runs", "node runs"} <= set(names)
+
+
+class _Leaky(Confinement):
+    """A wrapper that forgets to hide the real home: the proof must catch it."""
+
+    def masks(self) -> list[Path]:
+        return [m for m in super().masks() if m != self.real_home]
+
+    def argv(self, *args: Any, **kwargs: Any) -> list[str]:
+        argv = super().argv(*args, **kwargs)
+        at = argv.index("/tmp", argv.index("--tmpfs")) + 1  # the fake home lives under /tmp: show it again
+        return [*argv[:at], "--ro-bind", str(self.real_home), str(self.real_home), *argv[at:]]
+
+
+def test_proof_names_the_failed_check(tmp_path: Path) -> None:
+    w = make_world(tmp_path)
+    with pytest.raises(ProofFailed) as err:
+        prove(_Leaky(w.home, (w.ws,)), tmp_path / "proof", clean_env(os.environ))
+    assert err.value.check == "read real home"
+    assert SECRET not in str(err.value)
+
+
+def test_proof_inside_check_fails_without_the_toolchain(tmp_path: Path) -> None:
+    w = make_world(tmp_path)
+    env = {**clean_env(os.environ), "PATH": "/nonexistent"}
+    with pytest.raises(ProofFailed) as err:
+        prove(Confinement(w.home, (w.ws,)), tmp_path / "proof", env)
+    assert err.value.check == "read real home" and "could not run" in err.value.detail  # no cat: no proof
+
+
+def test_proof_against_the_real_home_only_refusals(tmp_path: Path) -> None:
+    """The real HOME: its files stay unreadable and unwritable inside (nothing printed, nothing left)."""
+    w = make_world(tmp_path)
+    home = Path.home()
+    before = sorted(p.name for p in home.iterdir())
+    results = prove(Confinement(home, (w.ws,)), tmp_path / "proof", clean_env(os.environ))
+    refused = {r.name for r in results if r.exit_code != 0}
+    assert {"write real home", "write /usr", f"write guarded checkout {w.ws}"} <= refused
+    assert sorted(p.name for p in home.iterdir()) == before
