@@ -6,8 +6,8 @@ from pathlib import Path
 
 import git
 import pytest
-
 from batch_support import make_world
+
 from workbench.core.errors import InputError
 from workbench.runner.arms import WORKTREE, archive, build_copy, parse_arms, resolve_arm
 
