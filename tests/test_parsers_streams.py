@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -194,8 +195,33 @@ def test_opencode_stream() -> None:
     ]
     assert run.calls[1].unreadable == ["missing"]
     assert run.init is None
-    assert (run.usage.input_tokens, run.usage.output_tokens, run.usage.cost_usd) == (800, 100, 0.0)
+    assert (run.usage.input_tokens, run.usage.output_tokens) == (800, 100)
+    assert run.usage.cost_usd is None  # every step says cost 0: the model is unpriced, not free
     assert run.ended is not None and not run.ended.is_error and not run.skipped
+
+
+def _opencode_steps(*costs: float | None) -> list[str]:
+    steps = []
+    for n, cost in enumerate(costs):
+        part: dict[str, object] = {"type": "step-finish", "reason": "stop" if n == len(costs) - 1 else "tool-calls",
+                                   "tokens": {"input": 10, "output": 2, "cache": {"read": 0, "write": 0}}}
+        if cost is not None:
+            part["cost"] = cost
+        steps.append(json.dumps({"type": "step_finish", "part": part}))
+    return steps
+
+
+@pytest.mark.parametrize(("costs", "expected"), [
+    ((0.0, 0.0, 0.0), None),       # scripted / unpriced model: unknown, never 0
+    ((None, None), None),          # no cost field at all
+    ((0.0, 0.002, 0.001), 0.003),  # priced: a step at 0 (nothing billed) still counts as 0
+    ((0.004,), 0.004),
+])
+def test_opencode_cost_is_unknown_unless_a_step_is_priced(costs: tuple[float | None, ...],
+                                                          expected: float | None) -> None:
+    run = parse_lines("opencode", _opencode_steps(*costs))
+    assert run.usage.cost_usd == (None if expected is None else pytest.approx(expected))
+    assert run.usage.input_tokens == 10 * len(costs)
 
 
 def test_opencode_error_event_ends_with_error() -> None:

@@ -3,7 +3,10 @@
 A `tool_use` event arrives once, after the tool finished (`part.state.status` completed or
 error). The traps: a non-zero bash exit is still `completed` (status "error" here, with
 `metadata.exit`); a permission refusal is `error` with "The user rejected permission ..."
-(status "denied"); other errors are "error". Usage is summed over `step_finish` events; there is
+(status "denied"); other errors are "error". Usage is summed over `step_finish` events. Cost is
+unknown (None) unless some step reports a cost above 0: OpenCode writes `cost: 0` for any model it
+has no price for (custom providers, the scripted server, a skipped catalogue fetch), so an all-zero
+run is "not priced", not "free". There is
 no init event (no version) and no final summary: the run ends at a `step_finish` with reason
 `stop`, at an `error` event, or at the end of the stream.
 """
@@ -52,6 +55,9 @@ class OpenCodeParser(JsonLineParser):
         super().__init__()
         self.book = CallBook()
         self.usage = Usage()
+        self.cost = 0.0
+        self.priced = False
+        """Whether any step reported a cost above 0 (until then the cost is unknown, not 0)."""
         self.last_text: str | None = None
         self.ended = False
 
@@ -132,12 +138,14 @@ class OpenCodeParser(JsonLineParser):
         read, write = get_int(cache, "read"), get_int(cache, "write")
         step_in = None if fresh is None else fresh + (read or 0) + (write or 0)
         cost = get_num(part, "cost")
+        if cost is not None:
+            self.cost += cost
+            self.priced = self.priced or cost > 0
         self.usage = Usage(
             input_tokens=_add(self.usage.input_tokens, step_in),
             output_tokens=_add(self.usage.output_tokens, get_int(tokens, "output")),
             cached_input_tokens=_add(self.usage.cached_input_tokens, read),
-            cost_usd=None if cost is None and self.usage.cost_usd is None
-            else (self.usage.cost_usd or 0.0) + (cost or 0.0),
+            cost_usd=self.cost if self.priced else None,
         )
         events: list[Event] = [UsageSeen(self.usage)]
         if get_str(part, "reason") == "stop":
