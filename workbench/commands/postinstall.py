@@ -13,13 +13,14 @@ import os
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from workbench.core.models import Case, RunRecord, ScoreSpec
 from workbench.core.records import append_record
 from workbench.core.scoring import score
 from workbench.exitcodes import ExitCode
+from workbench.hosts.base import Launch
 from workbench.modelstub import Script
 
 DEFAULT_CASE = "canaries/post-install.toml"
@@ -64,12 +65,10 @@ def run_live(case: Case, host: str, *, home: Path, plugin: Path, guarded: list[P
     try:
         repo = run_dir / "repo"
         make_fixture(repo, case, fixture)
-        env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "XDG_CACHE_HOME": str(home / ".cache")}
-        if script is None:
-            env["CODEX_HOME"] = str(home / ".codex")  # scripted runs keep the adapter's server config
         run = run_host(host, case.prompt.replace("{repo}", str(repo)), repo, run_dir, script=script, model=model,
-                       timeout=timeout, placeholders={"repo": str(repo), "home": str(home)}, extra_env=env,
-                       binary=binary or _live_binary(host), plugin=plugin if host == "sim" else None)
+                       timeout=timeout, placeholders={"repo": str(repo), "home": str(home)},
+                       binary=binary or _live_binary(host), plugin=plugin if host == "sim" else None,
+                       wrap=lambda launch: live_launch(launch, run_dir / "home", home, scripted=script is not None))
         entry = entry_skill(plugin, case.required)
         spec = ScoreSpec(kind=case.kind, required=case.required, moment=case.moment, entry_skill=entry,
                          entry_file=f"skills/{entry}/SKILL.md" if entry else None)
@@ -87,6 +86,17 @@ def run_live(case: Case, host: str, *, home: Path, plugin: Path, guarded: list[P
         record = record.model_copy(update={"valid": False, "invalid_reason": "guard"})
     append_record(record_path, record)
     return LiveResult(record, changes)
+
+
+def live_launch(launch: Launch, temp_home: Path, home: Path, *, scripted: bool) -> Launch:
+    """The adapter's launch pointed at the live HOME instead of its temp HOME (argv and environment).
+    Scripted runs keep CODEX_HOME: it holds the adapter's config for the model server."""
+    argv = [str(home) if a == str(temp_home) else a for a in launch.argv]
+    env = dict(launch.env)
+    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "XDG_CACHE_HOME": str(home / ".cache")})
+    if not scripted:
+        env["CODEX_HOME"] = str(home / ".codex")
+    return replace(launch, argv=argv, env=env)
 
 
 def _live_binary(host: str) -> Path | None:

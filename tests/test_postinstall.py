@@ -1,0 +1,60 @@
+"""`workbench postinstall`: one run on the live install (here a fake live HOME), guard over the real checkouts."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from batch_support import World, make_world
+
+from workbench.core.records import load_file
+from workbench.hosts.install import find_binary
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _postinstall(w: World, host: str, shell: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    script = w.ws.parent / "script.json"
+    script.write_text(json.dumps({"steps": [{"calls": [{"shell": shell}]}, {"say": "done"}]}))
+    argv = [sys.executable, "-m", "workbench", "postinstall", "--host", host, "--case", "docs-readme-section",
+            "--script", str(script), "--home", str(w.home), "--record", str(w.record), *extra]
+    return subprocess.run(argv, cwd=w.ws, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True,
+                          text=True, check=False, timeout=300)
+
+
+def test_live_run_uses_the_real_home_and_records_live_install(tmp_path: Path) -> None:
+    w = make_world(tmp_path)
+    done = _postinstall(w, "sim", "echo $HOME > seen-home.txt; cat seen-home.txt")
+    assert done.returncode == 0, done.stderr
+    [record] = load_file(w.record).records
+    assert record.condition == "live-install" and record.valid and record.host == "sim"
+    shell = [c for c in record.calls if c.kind == "shell"][0]
+    assert shell.result is not None and shell.result.strip() == "~"  # the live HOME, anonymized as ~
+
+
+def test_guard_catches_a_live_run_editing_a_checkout(tmp_path: Path) -> None:
+    w = make_world(tmp_path)
+    done = _postinstall(w, "sim", f"echo escaped >> {w.ws}/tracked.txt")
+    assert done.returncode == 3 and "tracked.txt" in done.stderr
+    [record] = load_file(w.record).records
+    assert not record.valid and record.invalid_reason == "guard"
+
+
+def test_guard_catches_a_live_config_change(tmp_path: Path) -> None:
+    w = make_world(tmp_path)
+    done = _postinstall(w, "sim", f"echo '{{\"x\": 1}}' > {w.home}/.claude/settings.json")
+    assert done.returncode == 3 and "live config changed" in done.stderr
+
+
+def test_live_claude_on_the_scripted_server(tmp_path: Path, installed_hosts: Path) -> None:
+    w = make_world(tmp_path)
+    binary = find_binary("claude", installed_hosts)
+    assert binary is not None
+    done = _postinstall(w, "claude", "cat README.md", "--binary", str(binary))
+    assert done.returncode == 0, done.stderr
+    [record] = load_file(w.record).records
+    assert record.condition == "live-install" and record.host == "claude" and record.valid
+    assert (w.home / ".claude.json").exists()  # the live HOME was the one used (Claude writes its state there)
