@@ -105,8 +105,8 @@ def test_list_map_and_description_rows(tmp_path: Path) -> None:
 
 
 def test_ids_are_stable_under_rewording_and_unique(tmp_path: Path) -> None:
-    a = assign_ids(parse_text("|W|R|\n|---|---|\n| Before x | [p](w/p.md) |\n| Before y | [q](v/p.md) |\n", tmp_path / "S.md",
-                              skill="s"))
+    a = assign_ids(parse_text("|W|R|\n|---|---|\n| Before x | [p](w/p.md) |\n| Before y | [q](v/p.md) |\n",
+                              tmp_path / "S.md", skill="s"))
     b = assign_ids(parse_text("|W|R|\n|---|---|\n| When ready | [p](w/p.md) |\n| Before y | [q](v/p.md) |\n",
                               tmp_path / "S.md", skill="s"))
     assert [r.id for r in a] == [r.id for r in b] == ["p", "s-p"]
