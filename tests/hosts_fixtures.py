@@ -1,47 +1,9 @@
-"""Session fixture: the pinned host CLIs, installed through `workbench hosts install` into the repo's .cache/.
+"""Deprecated: `installed_hosts` and `make_repo` live in tests/conftest.py (use the fixture by name).
 
-Never skips: without npm or the registry the install fails and so do the tests that need it,
-because a CI run that silently skipped every real host would prove nothing.
+Kept only so a test module that still imports them keeps working; importing the fixture from here
+makes pytest set it up once more for that module (an extra `workbench hosts install`).
 """
 
-from __future__ import annotations
+from conftest import installed_hosts, make_repo
 
-import functools
-import os
-import subprocess
-from pathlib import Path
-
-import pytest
-
-from workbench.cli import main
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-HOSTS_CACHE = REPO_ROOT / ".cache" / "hosts"
-
-
-@functools.cache
-def _install_once() -> int:
-    """Run `workbench hosts install` once per process, whichever test module asks first."""
-    return main(["hosts", "install", "--dir", str(HOSTS_CACHE)])
-
-
-@pytest.fixture(scope="session")
-def installed_hosts() -> Path:
-    """Install (or refresh) the pinned CLIs once per session; return the install dir."""
-    code = _install_once()
-    if code != 0:
-        pytest.fail(f"`workbench hosts install` exited {code}: the real-host tests need npm and its registry")
-    return HOSTS_CACHE
-
-
-def make_repo(root: Path) -> Path:
-    """A throwaway git repo with README.md and notes.txt ("status: todo"), committed."""
-    repo = root / "repo"
-    repo.mkdir(parents=True)
-    (repo / "README.md").write_text("# Demo\nhello from the readme\n", encoding="utf-8")
-    (repo / "notes.txt").write_text("status: todo\n", encoding="utf-8")
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
-    for argv in (["git", "init", "-q"], ["git", "add", "."], ["git", "commit", "-qm", "fixture"]):
-        subprocess.run(argv, cwd=repo, env=env, check=True)
-    return repo
+__all__ = ["installed_hosts", "make_repo"]

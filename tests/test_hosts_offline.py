@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hosts_fixtures import installed_hosts, make_repo  # noqa: F401 - the fixture is used by name
+from conftest import make_repo
 
 from workbench.hosts import REAL_HOSTS
 from workbench.hosts.install import find_binary
@@ -64,7 +64,7 @@ def test_proxy_logs_and_refuses(proxy: RefusingProxy) -> None:
 
 @pytest.mark.parametrize("host", REAL_HOSTS)
 def test_run_makes_no_outside_connection(host: str, tmp_path: Path, proxy: RefusingProxy,
-                                         installed_hosts: Path) -> None:  # noqa: F811
+                                         installed_hosts: Path) -> None:
     url = f"http://127.0.0.1:{proxy.server_address[1]}"
     env = {name: url for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")}
     env.update(NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")

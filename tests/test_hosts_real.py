@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hosts_fixtures import installed_hosts, make_repo  # noqa: F401 - the fixture is used by name
+from conftest import make_repo
 
 from workbench.hosts import REAL_HOSTS
 from workbench.hosts.install import find_binary
@@ -43,7 +43,7 @@ def run(host: str, root: Path, hosts_dir: Path, script=BASIC, **kw) -> HostRun: 
 
 
 @pytest.mark.parametrize("host", REAL_HOSTS)
-def test_read_shell_edit(host: str, tmp_path: Path, installed_hosts: Path) -> None:  # noqa: F811
+def test_read_shell_edit(host: str, tmp_path: Path, installed_hosts: Path) -> None:
     seen: list[object] = []
     result = run(host, tmp_path, installed_hosts, on_event=seen.append)
     got = [(c.tool, c.kind, c.status) for c in result.parsed.calls]
@@ -61,7 +61,7 @@ def test_read_shell_edit(host: str, tmp_path: Path, installed_hosts: Path) -> No
         assert result.session_log is not None and result.session_log.is_relative_to(tmp_path)
 
 
-def test_claude_read_outside_is_denied(tmp_path: Path, installed_hosts: Path) -> None:  # noqa: F811
+def test_claude_read_outside_is_denied(tmp_path: Path, installed_hosts: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.txt").write_text("secret\n")
@@ -72,7 +72,7 @@ def test_claude_read_outside_is_denied(tmp_path: Path, installed_hosts: Path) ->
     assert got == [("read", "denied", "secret.txt"), ("read", "ok", "notes.txt")]
 
 
-def test_claude_529_forever_gives_no_model_output(tmp_path: Path, installed_hosts: Path) -> None:  # noqa: F811
+def test_claude_529_forever_gives_no_model_output(tmp_path: Path, installed_hosts: Path) -> None:
     # CLAUDE_CODE_MAX_RETRIES=1 keeps its backoff (~70 s at the default) out of the test; the outcome is the same:
     # a synthetic "API Error" assistant message that must not count as model text.
     result = run("claude", tmp_path, installed_hosts, faults=[Fault("status", status=529)],
@@ -83,14 +83,14 @@ def test_claude_529_forever_gives_no_model_output(tmp_path: Path, installed_host
     assert "529" in (result.parsed.ended.error or "")
 
 
-def test_codex_529_gives_no_model_output(tmp_path: Path, installed_hosts: Path) -> None:  # noqa: F811
+def test_codex_529_gives_no_model_output(tmp_path: Path, installed_hosts: Path) -> None:
     result = run("codex", tmp_path, installed_hosts, faults=[Fault("status", status=529)])  # retries are 0
     assert result.exit_code != 0 and result.timed_out is None
     assert not result.parsed.model_output
     assert result.parsed.ended is not None and result.parsed.ended.is_error
 
 
-def test_gemini_non_retryable_error_gives_no_model_output(tmp_path: Path, installed_hosts: Path) -> None:  # noqa: F811
+def test_gemini_non_retryable_error_gives_no_model_output(tmp_path: Path, installed_hosts: Path) -> None:
     # Gemini retries a 529 for ~4 minutes; a 400 is not retried, so this is the fast way to its error exit.
     result = run("gemini", tmp_path, installed_hosts, faults=[Fault("status", status=400)])
     assert result.exit_code not in (0, None) and result.timed_out is None
@@ -99,7 +99,7 @@ def test_gemini_non_retryable_error_gives_no_model_output(tmp_path: Path, instal
 
 
 @pytest.mark.parametrize("host", ["opencode", "gemini"])
-def test_retrying_host_is_stopped_by_the_watchdog(host: str, tmp_path: Path, installed_hosts: Path) -> None:  # noqa: F811
+def test_retrying_host_is_stopped_by_the_watchdog(host: str, tmp_path: Path, installed_hosts: Path) -> None:
     # OpenCode retries every model error (even a 400) ~8 times over ~75 s, Gemini a 529 for ~4 min:
     # a short run timeout ends them; the run says which watchdog fired and has no model output.
     result = run(host, tmp_path, installed_hosts, faults=[Fault("status", status=529)], timeout=15.0)

@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hosts_fixtures import installed_hosts  # noqa: F401 - the fixture is used by name
 
 from workbench.cli import main
 from workbench.hosts import REAL_HOSTS
@@ -43,7 +42,7 @@ def test_a_wrong_expectation_is_a_mismatch(tmp_path: Path, monkeypatch: pytest.M
     assert "MISMATCH expected fired, got skip" in capsys.readouterr().out
 
 
-def test_real_hosts_are_all_green(installed_hosts: Path, monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+def test_real_hosts_are_all_green(installed_hosts: Path, monkeypatch: pytest.MonkeyPatch,
                                   capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv(ENV_DIR, str(installed_hosts))
     hosts = [h for h in REAL_HOSTS if find_binary(h, installed_hosts) is not None]
