@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from batch_support import SECRET, World, make_world
 
+from workbench.core.batches import batch_states, partial_batches
 from workbench.core.cases import load_cases
 from workbench.core.records import Loaded, load_file
 from workbench.hosts.install import find_binary
@@ -202,6 +203,10 @@ def test_kill_9_then_resume_gives_one_valid_record_per_run(tmp_path: Path) -> No
     assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode() if proc.stderr else ""
     first = w.record.read_bytes().count(b"\n")
     assert 3 <= first < 12
+    assert [s.partial for s in batch_states(records(w).records)] == [True]
+    summary = subprocess.run([sys.executable, "-m", "workbench", "summary", str(w.record)], capture_output=True,
+                             text=True, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert "PARTIAL" in summary.stderr  # never mixed into a summary silently
     resumed = _cli(w, "--resume")
     out, err = resumed.communicate()
     assert resumed.returncode == 0, err.decode()
@@ -214,6 +219,7 @@ def test_kill_9_then_resume_gives_one_valid_record_per_run(tmp_path: Path) -> No
     keys = Counter(RunKey.of(r) for r in loaded.records)
     assert len(lines) == 12 and len(keys) == 12 and set(keys.values()) == {1}
     assert all(r.valid for r in loaded.records) and len({r.batch for r in loaded.records}) == 1
+    assert partial_batches(loaded.records) == [] and batch_states(loaded.records)[0].valid == 12
 
 
 def test_cli_refuses_without_bwrap_unless_unconfined(tmp_path: Path) -> None:

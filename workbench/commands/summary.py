@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from workbench.core import records
+from workbench.core.batches import partial_batches
 from workbench.core.errors import InputError
 from workbench.core.summary import Summary, summarize, to_json
 from workbench.exitcodes import ExitCode
@@ -44,6 +45,9 @@ def warn(loaded: records.Loaded, summary: Summary) -> None:
     """Everything the tables leave out or keep apart, on stderr."""
     for problem in loaded.problems:
         print(f"workbench: warning: {problem}", file=sys.stderr)
+    for state in partial_batches(loaded.records):
+        print(f"workbench: warning: batch {state.batch} is PARTIAL ({state.valid} of {state.planned} planned runs "
+              "valid); its runs are included — finish it with `workbench batch ... --resume`", file=sys.stderr)
     if summary.discarded or summary.superseded:
         print(f"workbench: excluded {summary.discarded} discarded and {summary.superseded} superseded runs",
               file=sys.stderr)
