@@ -68,10 +68,17 @@ def test_run_makes_no_outside_connection(host: str, tmp_path: Path, proxy: Refus
     url = f"http://127.0.0.1:{proxy.server_address[1]}"
     env = {name: url for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")}
     env.update(NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
-    script = parse_script({"steps": [{"calls": [{"shell": "cat README.md"}]}, {"say": "Done."}]})
+    # A skill load too: OpenCode's skill tool needs ripgrep and DOWNLOADS it when `rg` is not on PATH.
+    script = parse_script({"steps": [{"calls": [{"skill": "notes"}]}, {"calls": [{"shell": "cat README.md"}]},
+                                     {"say": "Done."}]})
+    plugin = tmp_path / "plugin"
+    (plugin / "skills" / "notes").mkdir(parents=True)
+    (plugin / "skills" / "notes" / "SKILL.md").write_text(
+        "---\nname: notes\ndescription: How to keep notes.txt. Use before editing notes.\n---\nKeep it short.\n")
     binary = find_binary(host, installed_hosts)
     assert binary is not None
     result = run_host(host, "Show the readme.", make_repo(tmp_path), tmp_path, script=script, binary=binary,
-                      extra_env=env, timeout=90.0)
-    assert [c.kind for c in result.parsed.calls] == ["shell"] and result.exit_code == 0
+                      extra_env=env, timeout=90.0, plugin=plugin, add_dirs=(plugin,))
+    assert [c.status for c in result.parsed.calls] == ["ok", "ok"] and result.exit_code == 0
+    assert result.parsed.calls[-1].kind == "shell" and result.skill_offered("notes")
     assert proxy.seen == [], f"{host} tried to reach outside hosts: {proxy.seen}"
