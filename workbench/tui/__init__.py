@@ -1,0 +1,1 @@
+"""The Textual workbench: renders core state only; workers run hosts and batches and post messages."""

@@ -1,0 +1,127 @@
+"""The workbench app and its ONE factory, used by the `workbench` command and by the tests.
+
+The app owns the workspace view and switches between installed screens; screens own their
+state; workers post messages. Every workbench message is kept in a short journal (tests assert
+on it, and `journal` makes a session's story inspectable).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from pathlib import Path
+
+from textual import on
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from workbench.core.workspace import Workspace, load_workspace
+from workbench.tui.data import WorkspaceView
+from workbench.tui.messages import CanaryRequested, WorkbenchMessage
+
+JOURNAL_SIZE = 5000
+
+SCREENS = {
+    "rows": ("Rows", "routing rows, lint and audit badges, edit a row, save as arm"),
+    "canary": ("Canary", "one case on one host, live call pane, verdict"),
+    "batch": ("Batch", "promote a row: baseline vs arm, confined, live results"),
+    "records": ("Records", "open records files, filter, open any run's calls"),
+    "compare": ("Compare", "arms side by side with intervals, delta, paired p-value"),
+    "postinstall": ("Post-install check", "one run against your live install, with the guard"),
+}
+
+
+class WorkbenchApp(App[None]):
+    """Trigger Workbench: rows → canary → batch → records/compare."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "Trigger Workbench"
+    BINDINGS = [
+        Binding("1", "show('rows')", "rows"),
+        Binding("2", "show('canary')", "canary"),
+        Binding("3", "show('batch')", "batch"),
+        Binding("4", "show('records')", "records"),
+        Binding("5", "show('compare')", "compare"),
+        Binding("6", "show('postinstall')", "post-install"),
+        Binding("question_mark,f1", "help", "help"),
+        Binding("q", "quit", "quit"),
+    ]
+
+    def __init__(self, ws: Workspace) -> None:
+        super().__init__()
+        self.view = WorkspaceView.load(ws)
+        self.journal: deque[WorkbenchMessage] = deque(maxlen=JOURNAL_SIZE)
+
+    @property
+    def workspace_label(self) -> str:
+        ws = self.view.ws
+        return f"{ws.config.name}" + (" (bundled demo)" if ws.demo else "")
+
+    def on_mount(self) -> None:
+        from workbench.tui.screens.batch import BatchScreen
+        from workbench.tui.screens.canary import CanaryScreen
+        from workbench.tui.screens.compare import CompareScreen
+        from workbench.tui.screens.postinstall import PostinstallScreen
+        from workbench.tui.screens.records import RecordsScreen
+        from workbench.tui.screens.rows import RowsScreen
+
+        self.install_screen(RowsScreen(), "rows")
+        self.install_screen(CanaryScreen(), "canary")
+        self.install_screen(BatchScreen(), "batch")
+        self.install_screen(RecordsScreen(), "records")
+        self.install_screen(CompareScreen(), "compare")
+        self.install_screen(PostinstallScreen(), "postinstall")
+        self.push_screen("rows")
+
+    @on(WorkbenchMessage)
+    def keep(self, message: WorkbenchMessage) -> None:
+        self.journal.append(message)
+
+    def kinds(self) -> list[str]:
+        """Names of the journal's messages, in order (tests)."""
+        return [type(m).__name__ for m in self.journal]
+
+    async def action_show(self, name: str) -> None:
+        if self.screen is not self.get_screen(name):
+            while len(self.screen_stack) > 2:  # a modal or a calls view on top: leave it first
+                await self.pop_screen()
+            await self.switch_screen(name)
+
+    def action_help(self) -> None:
+        from workbench.tui.screens.help import HelpScreen
+
+        self.push_screen(HelpScreen())
+
+    @on(CanaryRequested)
+    async def canary_requested(self, message: CanaryRequested) -> None:
+        from workbench.tui.screens.canary import CanaryScreen
+
+        case = self.view.first_positive(message.row_id)
+        if case is None:
+            self.notify(f"row {message.row_id} has no positive case in {self.view.ws.cases_dir}", severity="warning")
+            return
+        await self.action_show("canary")
+        screen = self.get_screen("canary")
+        assert isinstance(screen, CanaryScreen)
+        screen.launch(case)
+
+    async def promote(self, row_id: str) -> None:
+        """Open the batch screen set up for ROW: baseline vs the row's newest arm."""
+        from workbench.tui.screens.batch import BatchScreen
+
+        await self.action_show("batch")
+        screen = self.get_screen("batch")
+        assert isinstance(screen, BatchScreen)
+        screen.promote(row_id)
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for name, (title, help_text) in SCREENS.items():
+            yield SystemCommand(f"Go to {title}", help_text, lambda n=name: self.run_action(f"show('{n}')"))
+        yield SystemCommand("Help", "keys of every screen", self.action_help)
+
+
+def make_app(ws: Workspace | None = None, *, cwd: Path | None = None) -> WorkbenchApp:
+    """The app on WS, else on the workspace found from CWD (default: the current folder), else the demo."""
+    return WorkbenchApp(ws if ws is not None else load_workspace(cwd))

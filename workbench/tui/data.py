@@ -1,0 +1,114 @@
+"""What the screens show about a workspace, loaded at the edge: rows with badges, cases, arms, records.
+
+Every fact comes from the core (routing, lint, audit, cases, wording); this module only groups
+them per row so a widget can draw them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workbench.core.audit import audit
+from workbench.core.cases import load_cases
+from workbench.core.errors import InputError
+from workbench.core.lint import Finding, lint_rows
+from workbench.core.models import Case
+from workbench.core.routing import Row, parse_files, parse_text
+from workbench.core.wording import ArmInfo, list_arms, replace_line
+from workbench.core.workspace import Workspace
+
+
+@dataclass
+class WorkspaceView:
+    """Rows, their lint and audit findings, cases and arms of one workspace."""
+
+    ws: Workspace
+    rows: list[Row] = field(default_factory=list)
+    lint: dict[str, list[Finding]] = field(default_factory=dict)
+    audit: dict[str, list[Finding]] = field(default_factory=dict)
+    unattached: list[Finding] = field(default_factory=list)
+    cases: list[Case] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, ws: Workspace) -> WorkspaceView:
+        view = cls(ws)
+        view.reload()
+        return view
+
+    def reload(self) -> None:
+        """Read rows, findings and cases again (after an edit or an arm)."""
+        self.problems = []
+        try:
+            self.rows = parse_files(self.ws.routing_files(), plugin=self.ws.plugin_dir)
+        except (OSError, InputError) as exc:
+            self.rows, self.problems = [], [str(exc)]
+        self.lint = {}
+        for f in lint_rows(self.rows, max_row_chars=self.ws.config.audit.max_row_chars):
+            self.lint.setdefault(f.row or "", []).append(f)
+        self.audit, self.unattached = {}, []
+        try:
+            for f in audit(self.ws, self.rows).findings:
+                if f.row:
+                    self.audit.setdefault(f.row, []).append(f)
+                else:
+                    self.unattached.append(f)
+        except OSError as exc:
+            self.problems.append(f"audit: {exc}")
+        try:
+            self.cases = load_cases(self.ws.cases_dir) if self.ws.cases_dir.is_dir() else []
+        except InputError as exc:
+            self.cases, self.problems = [], [*self.problems, str(exc)]
+
+    def row(self, row_id: str) -> Row | None:
+        return next((r for r in self.rows if r.id == row_id), None)
+
+    def first_positive(self, row_id: str) -> Case | None:
+        """The row's first positive case (cases are sorted by file name)."""
+        return next((c for c in self.cases if c.kind == "positive" and c.target == row_id), None)
+
+    def promote_cases(self, row_id: str) -> list[Case]:
+        """A batch's default cases for a row: its positives and every negative."""
+        return [c for c in self.cases if (c.kind == "positive" and c.target == row_id) or c.kind == "negative"]
+
+    def arms(self) -> list[ArmInfo]:
+        """Every arm of the workspace (baseline first); none when the plugin is not in a git repo."""
+        try:
+            return list_arms(self.ws)
+        except (InputError, ValueError):
+            return []
+
+    def arms_of(self, row_id: str) -> list[ArmInfo]:
+        """Arms that edit ROW: by their stored row, or by the arm commit's message (`row ID`)."""
+        out = []
+        for arm in self.arms():
+            if arm.row == row_id or (arm.sha and arm.name != "baseline" and _commit_row(self.ws, arm.sha) == row_id):
+                out.append(arm)
+        return out
+
+
+def _commit_row(ws: Workspace, sha: str) -> str | None:
+    from workbench.core.wording import open_repo
+
+    message = str(open_repo(ws.plugin_dir).commit(sha).message)
+    first = message.splitlines()[0] if message else ""
+    return first.rsplit("row ", 1)[-1].strip() if " row " in first else None
+
+
+def lint_edit(view: WorkspaceView, row: Row, new_text: str) -> list[Finding] | None:
+    """Lint findings of ROW as if its line read NEW_TEXT (the editor's live feedback); None: not a row."""
+    if row.file is None or "\n" in new_text.strip("\n"):
+        return None
+    text = replace_line(row.file.read_text(encoding="utf-8"), row.line, new_text.strip("\n"))
+    edited = [r for r in parse_text(text, row.file, plugin=view.ws.plugin_dir) if r.line == row.line]
+    if not edited:
+        return None
+    from dataclasses import replace
+
+    return lint_rows([replace(r, id=row.id) for r in edited], max_row_chars=view.ws.config.audit.max_row_chars)
+
+
+def record_files(ws: Workspace) -> list[Path]:
+    """Records files of the workspace's records folder."""
+    return sorted(ws.records_dir.glob("*.jsonl")) if ws.records_dir.is_dir() else []

@@ -1,0 +1,163 @@
+"""The blocking work behind the screens: canary, batch, post-install. Plain functions, no widgets.
+
+Each job runs in a thread worker and reports ONLY through `post` (a thread-safe message post).
+Scoring, records and batches are the core's and the runner's; this module only wires callbacks to
+messages and adds cancel: stop the host process groups under the run folder.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.core.errors import InputError
+from workbench.core.models import Case
+from workbench.core.records import append_record
+from workbench.core.workspace import Workspace
+from workbench.tui.messages import (
+    BatchFinished,
+    BatchRunFinished,
+    BatchStarted,
+    HostEventSeen,
+    ProofChecked,
+    RunCancelled,
+    RunFailed,
+    RunPathsKnown,
+    RunScored,
+    WorkbenchMessage,
+)
+from workbench.tui.procs import stop_runs
+
+Post = Callable[[WorkbenchMessage], Any]
+WORKTREE = "@worktree"
+
+
+@dataclass
+class CanaryJob:
+    """One canary from the TUI: the case, where it runs, and how to stop it."""
+
+    run_id: int
+    ws: Workspace
+    case: Case
+    host: str = "sim"
+    model: str | None = None
+    arm: str = WORKTREE
+    arm_ref: str = WORKTREE
+    timeout: float = 300.0
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    run_dir: Path | None = None
+    killed: int = 0
+
+    @property
+    def record_path(self) -> Path:
+        return self.ws.records_dir / "canary.jsonl"
+
+    def plugin(self, tmp: Path) -> Path:
+        """The plugin to run: the folder as it is (@worktree) or the arm's commit, copied."""
+        if self.arm_ref == WORKTREE:
+            return self.ws.plugin_dir
+        from workbench.runner.arms import build_copy, resolve_arm
+
+        arm = resolve_arm(self.ws.plugin_dir, self.arm, self.arm_ref, allow_worktree=True)
+        return build_copy(arm, tmp / "plugin")
+
+    def run(self, post: Post) -> None:
+        """Run, score, record; post paths, every event, then RunScored / RunCancelled / RunFailed."""
+        from workbench.runner.canary import CanaryRequest, run_canary
+
+        tmp = Path(tempfile.mkdtemp(prefix="wb-tui-arm-"))
+        try:
+            def setup(paths: Any) -> None:
+                self.run_dir = next((Path(p) for p, label in paths.items() if label == "<run>"), None)
+                post(RunPathsKnown(self.run_id, paths))
+
+            fixture = self.ws.base_fixture
+            req = CanaryRequest(host=self.host, plugin=self.plugin(tmp), fixture=fixture if fixture.is_dir() else None,
+                                model=self.model or None, arm=None if self.arm == WORKTREE else self.arm,
+                                timeout=self.timeout)
+            result = run_canary(self.case, req, on_event=lambda e: post(HostEventSeen(self.run_id, e)),
+                                on_setup=setup)
+        except (InputError, OSError, ValueError) as exc:
+            post(RunFailed(self.run_id, str(exc)))
+            return
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        record = result.record
+        if self.cancelled.is_set():
+            record = record.model_copy(update={"valid": False, "invalid_reason": "cancelled"})
+        self.record_path.parent.mkdir(parents=True, exist_ok=True)
+        append_record(self.record_path, record)
+        if self.cancelled.is_set():
+            post(RunCancelled(self.run_id, self.killed))
+        post(RunScored(self.run_id, record, str(self.record_path),
+                       "cancelled: recorded as invalid" if self.cancelled.is_set() else ""))
+
+    def cancel(self) -> int:
+        """Mark cancelled and stop the host's process group (blocking up to the grace period)."""
+        self.cancelled.set()
+        if self.run_dir is not None:
+            self.killed = stop_runs(self.run_dir)
+        return self.killed
+
+
+class BatchCancelled(RuntimeError):
+    """The user aborted the batch; runs in flight are dropped, records already written stay."""
+
+
+@dataclass
+class BatchJob:
+    """A batch from the TUI: the core's BatchConfig plus abort."""
+
+    cfg: Any
+    """A `workbench.runner.batch.BatchConfig`."""
+    prove: bool = True
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="wb-tui-batch-")))
+
+    def run(self, post: Post) -> None:
+        """Show the proof, run the batch, post progress per run, then BatchFinished (always)."""
+        import os
+
+        from workbench.hosts.base import clean_env
+        from workbench.runner.batch import BatchAborted, run_batch, run_folder
+        from workbench.runner.hostrun import run_host
+        from workbench.runner.proof import ProofFailed, prove
+
+        self.cfg.workdir = self.workdir
+
+        def host_fn(*args: Any, **kwargs: Any) -> Any:
+            if self.cancelled.is_set():
+                raise BatchCancelled("aborted before this run started")
+            run = run_host(*args, **kwargs)
+            if self.cancelled.is_set():
+                raise BatchCancelled("aborted during this run")
+            return run
+
+        result = None
+        note = "complete"
+        try:
+            if self.cfg.confinement is not None and self.prove:
+                with run_folder(self.workdir, "tui-proof-") as rd:
+                    post(ProofChecked(prove(self.cfg.confinement, rd, clean_env(os.environ)), True))
+            else:
+                post(ProofChecked([], False))
+            result = run_batch(self.cfg, on_outcome=lambda o, p: post(BatchRunFinished(o, p)),
+                               on_start=lambda p: post(BatchStarted(p)), run_host_fn=host_fn)
+            note = "complete" if result.complete else (result.aborted or result.quota or "partial: invalid runs")
+        except BatchCancelled:
+            note = "aborted by you: the records already written stay"
+        except (ProofFailed, BatchAborted, InputError, OSError) as exc:
+            note = f"not started or stopped: {exc}"
+        finally:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            post(BatchFinished(result, note))
+
+    def abort(self) -> int:
+        """Stop launching runs and kill those in flight; their half runs are never recorded."""
+        self.cancelled.set()
+        return stop_runs(self.workdir)

@@ -1,0 +1,130 @@
+"""Every message the workbench's workers and widgets post, named for what already happened.
+
+Workers (threads) only ever post these; handlers on screens and the app own all state. Each
+subclasses `WorkbenchMessage` so the app can keep a short journal of them (tests assert on it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+from workbench.core.events import Event
+from workbench.core.models import RunRecord
+
+if TYPE_CHECKING:
+    from workbench.core.wording import ArmInfo
+    from workbench.runner.batch import BatchResult, Progress, RunOutcome
+    from workbench.runner.proof import CheckResult
+
+
+class WorkbenchMessage(Message):
+    """Base of the workbench's own messages."""
+
+
+class RunPathsKnown(WorkbenchMessage):
+    """A run set up its folders: path -> label (`<repo>`), for short paths in the pane."""
+
+    def __init__(self, run_id: int, paths: Mapping[str, str]) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.paths = dict(paths)
+
+
+class HostEventSeen(WorkbenchMessage):
+    """The host's stream produced one normalized event."""
+
+    def __init__(self, run_id: int, event: Event) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.event = event
+
+
+class RunScored(WorkbenchMessage):
+    """A run ended, was scored by the scorer and its record written to `path`."""
+
+    def __init__(self, run_id: int, record: RunRecord, path: str, note: str = "") -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.record = record
+        self.path = path
+        self.note = note
+
+
+class RunCancelled(WorkbenchMessage):
+    """The user cancelled a run; its process group was killed."""
+
+    def __init__(self, run_id: int, killed: int) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.killed = killed
+
+
+class RunFailed(WorkbenchMessage):
+    """A run could not be started or scored (bad input, missing host)."""
+
+    def __init__(self, run_id: int, error: str) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.error = error
+
+
+class CanaryRequested(WorkbenchMessage):
+    """A screen asked for a canary of a row's case (the app switches to the canary screen)."""
+
+    def __init__(self, row_id: str) -> None:
+        super().__init__()
+        self.row_id = row_id
+
+
+class ArmCreated(WorkbenchMessage):
+    """A row's edited wording was committed as an arm."""
+
+    def __init__(self, arm: ArmInfo) -> None:
+        super().__init__()
+        self.arm = arm
+
+
+class ArmFailed(WorkbenchMessage):
+    """Saving the wording as an arm was refused (the reason is user-facing)."""
+
+    def __init__(self, error: str) -> None:
+        super().__init__()
+        self.error = error
+
+
+class ProofChecked(WorkbenchMessage):
+    """The confinement proof ran before a batch: each check and whether it came out as required."""
+
+    def __init__(self, results: list[CheckResult], confined: bool) -> None:
+        super().__init__()
+        self.results = results
+        self.confined = confined
+
+
+class BatchStarted(WorkbenchMessage):
+    """The batch passed its proof and self-checks and launched its first runs."""
+
+    def __init__(self, progress: Progress) -> None:
+        super().__init__()
+        self.progress = progress
+
+
+class BatchRunFinished(WorkbenchMessage):
+    """One run of the batch ended and its record was appended."""
+
+    def __init__(self, outcome: RunOutcome, progress: Progress) -> None:
+        super().__init__()
+        self.outcome = outcome
+        self.progress = progress
+
+
+class BatchFinished(WorkbenchMessage):
+    """The batch ended: complete, aborted (by the guard or the user) or stopped; records stay."""
+
+    def __init__(self, result: BatchResult | None, note: str) -> None:
+        super().__init__()
+        self.result = result
+        self.note = note

@@ -1,0 +1,237 @@
+"""Batch: promote a row's wording — baseline vs this arm over cases, hosts and runs — confined and live.
+
+Before start: the plan's size and a time/cost estimate from earlier records. On start the
+confinement proof is shown check by check, then progress and a results table (hits per arm and
+case with Wilson interval bars) fill in as runs end. Abort stops launching, kills runs in flight
+and keeps every record already written. The batch itself is `workbench.runner.batch`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.markup import escape
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Checkbox, DataTable, Footer, Header, Input, ProgressBar, Select, SelectionList, Static
+
+from workbench.core.errors import InputError
+from workbench.core.models import RunRecord
+from workbench.core.summary import is_hit, overall
+from workbench.tui.estimate import estimate
+from workbench.tui.jobs import BatchJob
+from workbench.tui.messages import BatchFinished, BatchRunFinished, BatchStarted, ProofChecked
+from workbench.tui.widgets.bars import interval_bar, rate_text
+
+if TYPE_CHECKING:
+    from workbench.tui.app import WorkbenchApp
+
+
+def tally(records: list[RunRecord]) -> dict[tuple[str, str], tuple[int, int, int]]:
+    """(arm, case) -> (hits, valid, invalid), hits as the summary counts them."""
+    out: dict[tuple[str, str], tuple[int, int, int]] = {}
+    for r in records:
+        key = (r.arm or "?", r.case_id or r.target)
+        hits, valid, invalid = out.get(key, (0, 0, 0))
+        if r.valid:
+            out[key] = (hits + is_hit(r.kind, overall(r)), valid + 1, invalid)
+        else:
+            out[key] = (hits, valid, invalid + 1)
+    return out
+
+
+class BatchScreen(Screen[None]):
+    """The promote form, the proof, progress and live results."""
+
+    BINDINGS = [Binding("ctrl+r", "start", "start batch"), Binding("x", "abort", "abort batch")]
+
+    app: WorkbenchApp
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.job: BatchJob | None = None
+        self.records: list[RunRecord] = []
+        self.row_id: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(classes="form"):
+            yield Select([], prompt="baseline", id="baseline")
+            yield Select([], prompt="arm", id="arm")
+            yield Input(placeholder="hosts", id="hosts")
+            yield Input("3", placeholder="runs per cell", id="runs", type="integer")
+            yield Input("2", placeholder="jobs", id="jobs", type="integer")
+        yield SelectionList[str](id="cases")
+        yield Checkbox("confined (bubblewrap; the proof runs first)", True, id="confined")
+        yield Static("", id="estimate")
+        yield Static("", id="proof")
+        yield ProgressBar(id="progress", show_eta=True)
+        yield Static("", id="batch-status")
+        yield DataTable(id="batch-results", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        from workbench.runner.confine import bwrap_path
+
+        self.title = "Batch"
+        self.sub_title = self.app.workspace_label
+        self.query_one("#hosts", Input).value = ",".join(self.app.view.ws.config.defaults.hosts)
+        self.query_one("#confined", Checkbox).value = bwrap_path() is not None
+        table = self.query_one("#batch-results", DataTable)
+        table.add_columns("arm", "case", "hits/valid [95% CI]", "0% ─ rate ─ 100%", "invalid")
+        self.refresh_choices()
+
+    def refresh_choices(self, row_id: str | None = None) -> None:
+        view = self.app.view
+        arms = [(a.name, a.name) for a in view.arms() if a.sha]
+        for sel in ("#baseline", "#arm"):
+            self.query_one(sel, Select).set_options(arms)
+        if arms:
+            self.query_one("#baseline", Select).value = "baseline"
+            mine = view.arms_of(row_id) if row_id else []
+            self.query_one("#arm", Select).value = mine[-1].name if mine else arms[-1][1]
+        chosen = {c.id for c in (view.promote_cases(row_id) if row_id else view.cases)}
+        cases = self.query_one("#cases", SelectionList)
+        cases.clear_options()
+        cases.add_options([(f"{c.id} ({c.kind})", c.id, c.id in chosen) for c in view.cases])
+        self.update_estimate()
+
+    def promote(self, row_id: str) -> None:
+        """Set the form up for ROW: baseline vs the row's newest arm, its positives and all negatives."""
+        self.row_id = row_id
+        self.refresh_choices(row_id)
+        self.query_one("#batch-status", Static).update(f"promote row [b]{escape(row_id)}[/b]: ctrl+r starts")
+
+    def form(self) -> dict[str, Any]:
+        """The form's values, checked; InputError names the bad field."""
+        def number(field: str) -> int:
+            raw = self.query_one(f"#{field}", Input).value.strip()
+            if not raw.isdigit() or int(raw) < 1:
+                raise InputError("must be a whole number of at least 1", field=field)
+            return int(raw)
+
+        hosts = [h.strip() for h in self.query_one("#hosts", Input).value.split(",") if h.strip()]
+        if not hosts:
+            raise InputError("name at least one host", field="hosts")
+        arms = [str(self.query_one(s, Select).value) for s in ("#baseline", "#arm")]
+        if Select.BLANK in [self.query_one(s, Select).value for s in ("#baseline", "#arm")]:
+            raise InputError("pick a baseline and an arm", field="arm")
+        cases = list(self.query_one("#cases", SelectionList).selected)
+        if not cases:
+            raise InputError("select at least one case", field="cases")
+        return {"hosts": hosts, "arms": list(dict.fromkeys(arms)), "cases": cases, "runs": number("runs"),
+                "jobs": number("jobs"), "confined": self.query_one("#confined", Checkbox).value}
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    @on(SelectionList.SelectedChanged)
+    def update_estimate(self) -> None:
+        from workbench.tui.data import record_files
+
+        try:
+            f = self.form()
+        except InputError as exc:
+            self.query_one("#estimate", Static).update(f"[yellow]{escape(str(exc))}[/yellow]")
+            return
+        runs = len(f["cases"]) * f["runs"] * len(f["hosts"]) * len(f["arms"])
+        est = estimate(runs, f["hosts"], f["jobs"], record_files(self.app.view.ws))
+        self.query_one("#estimate", Static).update(f"estimate: {est.text()}")
+
+    def config(self, f: dict[str, Any]) -> Any:
+        """The runner's BatchConfig for the form (arms resolved to shas, guard, confinement)."""
+        from workbench.runner.arms import resolve_arm
+        from workbench.runner.batch import BatchConfig
+        from workbench.runner.confine import Confinement, bwrap_path
+        from workbench.runner.guard import Guard
+
+        view = self.app.view
+        ws = view.ws
+        refs = {a.name: a.ref for a in view.arms()}
+        arms = [resolve_arm(ws.plugin_dir, name, refs[name]) for name in f["arms"]]
+        record = ws.records_dir / "batch.jsonl"
+        home = Path.home()
+        guard = Guard.for_home(home, [ws.root, *(a.repo_root for a in arms)],
+                               own=[record, record.with_name(record.name + ".torn")])
+        confinement = None
+        if f["confined"]:
+            if bwrap_path() is None:
+                raise InputError("bubblewrap (bwrap) is not installed: untick 'confined' to run unconfined",
+                                 field="confined")
+            confinement = Confinement(home, tuple(guard.checkouts))
+        cases = [c for c in view.cases if c.id in f["cases"]]
+        return BatchConfig(cases=cases, hosts=f["hosts"], arms=arms, runs=f["runs"], record=record, jobs=f["jobs"],
+                           resume=True, confinement=confinement, guard=guard,
+                           fixture=ws.base_fixture if ws.base_fixture.is_dir() else None)
+
+    def action_start(self) -> None:
+        if self.job is not None:
+            self.notify("a batch is running: x aborts it", severity="warning")
+            return
+        try:
+            cfg = self.config(self.form())
+        except InputError as exc:
+            self.notify(str(exc), severity="error", timeout=8)
+            return
+        self.records = []
+        self.query_one("#batch-results", DataTable).clear()
+        self.query_one("#proof", Static).update("proof of confinement: running …" if cfg.confinement else "")
+        self.query_one("#batch-status", Static).update("starting: proof and self-checks first …")
+        self.job = BatchJob(cfg)
+        self.run_job(self.job)
+
+    @work(thread=True, exclusive=True, group="batch", exit_on_error=False)
+    def run_job(self, job: BatchJob) -> None:
+        job.run(self.post_message)
+
+    def action_abort(self) -> None:
+        if self.job is None:
+            self.notify("no batch is running")
+            return
+        self.query_one("#batch-status", Static).update("aborting: no new runs; stopping runs in flight …")
+        self.abort_job(self.job)
+
+    @work(thread=True, group="abort", exit_on_error=False)
+    def abort_job(self, job: BatchJob) -> None:
+        job.abort()
+
+    @on(ProofChecked)
+    def proof(self, message: ProofChecked) -> None:
+        if not message.confined:
+            text = "[b red]UNCONFINED[/b red]: no proof; records say unconfined"
+        else:
+            marks = "  ".join(f"{'[green]✓' if r.passed else '[red]✗'}[/] {escape(r.name)}" for r in message.results)
+            ok = all(r.passed for r in message.results)
+            text = f"proof of confinement: {'[green]passed[/green]' if ok else '[red]FAILED[/red]'}\n{marks}"
+        self.query_one("#proof", Static).update(text)
+
+    @on(BatchStarted)
+    def started(self, message: BatchStarted) -> None:
+        p = message.progress
+        self.query_one("#progress", ProgressBar).update(total=p.planned, progress=p.skipped)
+        self.query_one("#batch-status", Static).update(f"running: {p.planned} planned, {p.skipped} already recorded")
+
+    @on(BatchRunFinished)
+    def run_finished(self, message: BatchRunFinished) -> None:
+        p = message.progress
+        self.records.append(message.outcome.record)
+        self.query_one("#progress", ProgressBar).update(total=p.planned, progress=p.skipped + p.done)
+        self.query_one("#batch-status", Static).update(
+            f"{p.skipped + p.done}/{p.planned} · invalid {p.invalid} · tokens {p.tokens:,} · ${p.cost:.2f}")
+        self.show_results()
+
+    def show_results(self) -> None:
+        table = self.query_one("#batch-results", DataTable)
+        table.clear()
+        for (arm, case), (hits, valid, invalid) in sorted(tally(self.records).items(), key=lambda kv: (kv[0][1],
+                                                                                                        kv[0][0])):
+            table.add_row(arm, case, rate_text(hits, valid), interval_bar(hits, valid), str(invalid))
+
+    @on(BatchFinished)
+    def finished(self, message: BatchFinished) -> None:
+        self.job = None
+        self.query_one("#batch-status", Static).update(f"[b]batch ended[/b]: {escape(message.note)} · "
+                                                       f"{len(self.records)} run(s) recorded here")

@@ -1,0 +1,119 @@
+"""Compare: two arms side by side from records — hits/total with intervals, delta, FLAKY, paired p, a plot.
+
+All numbers are the core summary's (`summarize`, `Summary.compare`, `stats`); this screen lays
+them out and draws each rate with its 95% Wilson interval on a common 0–100% scale.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.markup import escape
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Select, Static
+
+from workbench.core import stats
+from workbench.core.errors import InputError
+from workbench.core.records import load_files
+from workbench.core.summary import Summary, summarize
+from workbench.tui.data import record_files
+from workbench.tui.widgets.bars import interval_bar, rate_text
+
+if TYPE_CHECKING:
+    from workbench.tui.app import WorkbenchApp
+
+
+def arm_labels(summary: Summary) -> dict[str, str]:
+    """Arm key (sha or name) -> a label with its names."""
+    out: dict[str, str] = {}
+    for cell in summary.cells.values():
+        if cell.arm is not None:
+            names = "+".join(cell.arm_names) or cell.arm[:10]
+            out[cell.arm] = names if names == cell.arm else f"{names} ({cell.arm[:8]})"
+    return out
+
+
+class CompareScreen(Screen[None]):
+    """Pick records and two arms; see per-target and per-case rates, delta, FLAKY, p, and a plot."""
+
+    BINDINGS = [Binding("ctrl+r", "compare", "compare"), Binding("ctrl+o", "load", "open file(s)")]
+
+    app: WorkbenchApp
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.summary = Summary()
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Input(placeholder="records files (comma-separated)", id="files")
+        with Horizontal(classes="form"):
+            yield Select([], prompt="arm A (baseline)", id="arm-a")
+            yield Select([], prompt="arm B", id="arm-b")
+        yield DataTable(id="compare-table", zebra_stripes=True)
+        yield Static("", id="plot")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "Compare"
+        self.sub_title = self.app.workspace_label
+        self.query_one(DataTable).add_columns("host", "target", "case", "A hits/n [CI]", "B hits/n [CI]", "Δ pp",
+                                              "flaky", "paired p")
+        self.query_one("#files", Input).value = ",".join(str(f) for f in record_files(self.app.view.ws))
+        self.action_load()
+
+    def action_load(self) -> None:
+        paths = [Path(p.strip()) for p in self.query_one("#files", Input).value.split(",") if p.strip()]
+        try:
+            self.summary = summarize(load_files([p for p in paths if p.is_file()], lenient=True).records)
+        except InputError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        labels = arm_labels(self.summary)
+        options = [(label, key) for key, label in labels.items()]
+        for sel in ("#arm-a", "#arm-b"):
+            self.query_one(sel, Select).set_options(options)
+        if len(options) >= 2:
+            self.query_one("#arm-a", Select).value = options[0][1]
+            self.query_one("#arm-b", Select).value = options[1][1]
+        self.action_compare()
+
+    @on(Input.Submitted, "#files")
+    def files_given(self) -> None:
+        self.action_load()
+
+    @on(Select.Changed)
+    def action_compare(self) -> None:
+        a, b = self.query_one("#arm-a", Select).value, self.query_one("#arm-b", Select).value
+        table = self.query_one(DataTable)
+        table.clear()
+        if a in (Select.BLANK, None) or b in (Select.BLANK, None):
+            self.query_one("#plot", Static).update("pick two arms (the records need at least two)")
+            return
+        plot: list[str] = []
+        for row in self.summary.compare(str(a), str(b)):
+            key = next(k for k in self.summary.cells if k[1] == a and k[2] == row["target"] and k[3] == row["kind"]
+                       and k[0].host == row["host"])
+            cell_a, cell_b = self.summary.cells[key], self.summary.cells[(key[0], str(b), key[2], key[3])]
+            delta = "-" if row["delta_pp"] is None else f"{row['delta_pp']:+.1f}"
+            flaky = sorted(set(f for c in (cell_a, cell_b) for f, h in c.hits_by_case().items() if stats.flaky(h)))
+            table.add_row(row["host"], row["target"], "all", rate_text(row["hits_a"], row["valid_a"]),
+                          rate_text(row["hits_b"], row["valid_b"]), delta, "FLAKY" if flaky else "",
+                          f"{row['mcnemar_p']:.3f}")
+            by_a, by_b = cell_a.hits_by_case(), cell_b.hits_by_case()
+            for case in sorted(set(by_a) | set(by_b)):
+                ha, hb = by_a.get(case, []), by_b.get(case, [])
+                d = stats.delta_pp(sum(ha), len(ha), sum(hb), len(hb))
+                table.add_row("", "", case, rate_text(sum(ha), len(ha)), rate_text(sum(hb), len(hb)),
+                              "-" if d is None else f"{d:+.1f}",
+                              "FLAKY" if stats.flaky(ha) or stats.flaky(hb) else "", "")
+            plot.append(f"{escape(row['target'][:16]):<16} A {interval_bar(row['hits_a'], row['valid_a'], 30)} "
+                        f"{rate_text(row['hits_a'], row['valid_a'])}")
+            plot.append(f"{'':<16} B {interval_bar(row['hits_b'], row['valid_b'], 30)} "
+                        f"{rate_text(row['hits_b'], row['valid_b'])}")
+        self.query_one("#plot", Static).update("\n".join(plot) or "no target was run by both arms")

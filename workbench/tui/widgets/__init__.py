@@ -1,0 +1,1 @@
+"""Reusable widgets: the call pane and its cards, interval bars."""
