@@ -23,7 +23,7 @@ from workbench.core.errors import InputError
 from workbench.core.events import Event, ParsedRun
 from workbench.core.parsers import make_parser, parse_lines
 from workbench.hosts import SCRIPTED, HostAdapter, Launch, RunSpec, adapter
-from workbench.hosts.install import probe_version, require_binary
+from workbench.hosts.install import PINNED, installed_version, probe_version, require_binary
 from workbench.hosts.sim import NO_OUTPUT
 from workbench.modelstub import Fault, ModelServer, Script
 from workbench.runner.process import ProcessResult, TimeoutReason, run_process
@@ -60,9 +60,20 @@ class HostRun:
 
 
 @functools.cache
-def _cli_version(binary: str) -> str | None:
-    """`--version` of a binary, once per process (it costs a second or so for node hosts)."""
-    return probe_version(Path(binary))
+def _cli_version(host: str, binary: str) -> str | None:
+    """The host's version when its stream has none: the npm install's package.json, else `--version`.
+
+    A binary inside a `node_modules` tree (the pinned installs) is versioned by the package npm
+    installed there, which costs nothing; `--version` costs a second or more for node hosts, so it
+    is only the fallback (cached per binary for the process).
+    """
+    path = Path(binary)
+    modules = next((p for p in path.parents if p.name == "node_modules"), None)
+    if modules is not None and host in PINNED:
+        version = installed_version(host, modules.parent)
+        if version:
+            return version
+    return probe_version(path)
 
 
 def _rollout(codex_home: Path) -> Path | None:
@@ -172,7 +183,7 @@ def _gates(run: HostRun, server: ModelServer | None, binary: Path, probe: bool) 
     init = run.parsed.init
     run.host_version = init.host_version if init and init.host_version else None
     if run.host_version is None and probe:
-        run.host_version = _cli_version(str(binary))
+        run.host_version = _cli_version(run.host, str(binary))
     ended = run.parsed.ended
     run.served_model = (ended.served_model if ended and ended.served_model else None) or (init.model if init else None)
     tools: set[str] = set(init.tools if init else ())
