@@ -49,6 +49,8 @@ class CanaryJob:
     arm: str = WORKTREE
     arm_ref: str = WORKTREE
     timeout: float = 300.0
+    script: Any = None
+    """A `workbench.modelstub.Script` instead of a model (self-checks, tests); None: the host's model."""
     cancelled: threading.Event = field(default_factory=threading.Event)
     run_dir: Path | None = None
     killed: int = 0
@@ -79,7 +81,7 @@ class CanaryJob:
             fixture = self.ws.base_fixture
             req = CanaryRequest(host=self.host, plugin=self.plugin(tmp), fixture=fixture if fixture.is_dir() else None,
                                 model=self.model or None, arm=None if self.arm == WORKTREE else self.arm,
-                                timeout=self.timeout)
+                                timeout=self.timeout, script=self.script)
             result = run_canary(self.case, req, on_event=lambda e: post(HostEventSeen(self.run_id, e)),
                                 on_setup=setup)
         except (InputError, OSError, ValueError) as exc:

@@ -42,6 +42,8 @@ class CanaryScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.job: CanaryJob | None = None
+        self.script: object | None = None
+        """A scripted model for the next runs (tests); None: the host's own model or policy."""
         self.run_id = 0
         self.last_record: object | None = None
 
@@ -100,7 +102,8 @@ class CanaryScreen(Screen[None]):
             ref = next((a.ref for a in self.app.view.arms() if a.name == arm_name), WORKTREE)
         self.run_id += 1
         self.job = CanaryJob(self.run_id, self.app.view.ws, case, host=str(self.query_one("#host", Select).value),
-                             model=self.query_one("#model", Input).value.strip() or None, arm=arm_name, arm_ref=ref)
+                             model=self.query_one("#model", Input).value.strip() or None, arm=arm_name, arm_ref=ref,
+                             script=self.script)
         state = RunState(kind=case.kind, required=list(case.required), moment=case.moment)
         self.query_one(CallPane).reset(state)
         self.query_one("#verdict", Static).update("")

@@ -1,0 +1,106 @@
+"""Pilot tests of the canary flow on the REAL sim host (no mocks): rows → `c` → calls → verdict, and cancel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import DataTable, Static
+from tui_support import make_workspace, run_async, wait_for
+
+from workbench.core.records import load_file
+from workbench.modelstub import parse_script
+from workbench.tui.app import make_app
+from workbench.tui.messages import HostEventSeen, RunScored
+from workbench.tui.screens.canary import CanaryScreen
+from workbench.tui.screentext import screen_text
+from workbench.tui.widgets.callpane import CallCard, CallPane
+
+
+@run_async
+async def test_c_on_a_row_runs_its_first_positive_case_live_to_a_verdict(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    app = make_app(ws)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#rows", DataTable)
+        assert table.row_count == len(app.view.rows) > 3
+        assert "commit" in screen_text(app) and "pull-request" in screen_text(app)
+        row = app.view.rows[table.cursor_row]
+        case = app.view.first_positive(row.id)
+        assert case is not None, "the first screen starts on a row that has a positive case"
+        await pilot.press("c")
+        await wait_for(pilot, app, "RunScored")
+        await pilot.pause(0.2)
+        kinds = app.kinds()
+        assert kinds.index("CanaryRequested") < kinds.index("RunPathsKnown") < kinds.index("HostEventSeen")
+        assert kinds.index("HostEventSeen") < kinds.index("RunScored")
+        scored = next(m for m in app.journal if isinstance(m, RunScored))
+        record = scored.record
+        assert record.case_id == case.id and record.host == "sim"
+        events = [m.event for m in app.journal if isinstance(m, HostEventSeen)]
+        assert any(type(e).__name__ == "CallFinished" for e in events)
+        screen = app.screen
+        assert isinstance(screen, CanaryScreen)
+        pane = screen.query_one(CallPane)
+        assert pane.state is not None and len(pane.widgets) == len(pane.state.cards) >= 1
+        assert {c.call.index for c in pane.state.cards.values()} >= {c.index for c in record.calls}
+        verdict = str(screen.query_one("#verdict", Static).render())
+        assert record.overall is not None and record.overall in verdict
+        assert record.overall in screen_text(app)
+        written = load_file(ws.records_dir / "canary.jsonl").records
+        assert [r.case_id for r in written] == [case.id] and written[0].overall == record.overall
+
+
+@run_async
+async def test_a_result_expands_with_enter(tmp_path: Path) -> None:
+    app = make_app(make_workspace(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await wait_for(pilot, app, "RunScored")
+        await pilot.pause(0.2)
+        cards = [c for c in app.screen.query(CallCard) if c.body and c.body[0].call.result]
+        assert cards
+        card = cards[0]
+        card.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert card.expanded
+
+
+SLEEP = {"steps": [{"calls": [{"read": "{repo}/README.md"}]}, {"calls": [{"shell": "sleep 120"}]},
+                   {"calls": [{"edit": {"path": "{repo}/README.md", "old": "greeter", "new": "x"}}]}]}
+
+
+@run_async
+async def test_cancel_kills_the_host_process_group_and_records_the_run_as_invalid(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    app = make_app(ws)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await app.action_show("canary")
+        screen = app.screen
+        assert isinstance(screen, CanaryScreen)
+        screen.query_one("#case", expect_type=None).value = "docs-readme-section"  # type: ignore[attr-defined]
+        await pilot.pause()
+        screen.script = parse_script(SLEEP)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, app, "HostEventSeen", count=2)
+        job = screen.job
+        assert job is not None
+        while job.run_dir is None:
+            await pilot.pause(0.05)
+        from workbench.tui.procs import host_groups
+
+        while not host_groups(job.run_dir):
+            await pilot.pause(0.05)
+        groups = host_groups(job.run_dir)
+        await pilot.press("x")
+        await wait_for(pilot, app, "RunCancelled")
+        await wait_for(pilot, app, "RunScored")
+        for pgid in groups:
+            assert not Path(f"/proc/{pgid}").exists() or "Z" in Path(f"/proc/{pgid}/stat").read_text().split()[2]
+        scored = next(m for m in app.journal if isinstance(m, RunScored))
+        assert scored.record.valid is False and scored.record.invalid_reason == "cancelled"
+        assert not any(c.kind == "edit" for c in scored.record.calls), "the run stopped before its edit"
+        assert load_file(ws.records_dir / "canary.jsonl").records[0].invalid_reason == "cancelled"

@@ -1,0 +1,53 @@
+"""Helpers for the TUI tests: a throwaway copy of the demo workspace (its own git repo) and waiting
+for a message in the app's journal. Waits have generous caps; nothing is timed."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import shutil
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, ParamSpec
+
+import git
+
+from workbench.core.workspace import Workspace, read_workspace
+from workbench.tui.app import WorkbenchApp
+
+P = ParamSpec("P")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def make_workspace(tmp: Path) -> Workspace:
+    """The demo workspace copied into TMP/ws and committed (arms need a git repo); records/ ignored."""
+    ws = tmp / "ws"
+    ws.mkdir()
+    shutil.copy(ROOT / "workbench.toml", ws / "workbench.toml")
+    for folder in ("plugin", "cases", "fixtures", "canaries"):
+        shutil.copytree(ROOT / folder, ws / folder)
+    (ws / ".gitignore").write_text("records/\n", encoding="utf-8")
+    repo = git.Repo.init(ws, initial_branch="main")
+    repo.git.add(A=True)
+    actor = git.Actor("t", "t@localhost")
+    repo.index.commit("workspace", author=actor, committer=actor)
+    return read_workspace(ws / "workbench.toml")
+
+
+async def wait_for(pilot: object, app: WorkbenchApp, kind: str, *, count: int = 1, cap: float = 120.0) -> None:
+    """Pause until the journal holds COUNT messages named KIND (fails after CAP seconds of waiting)."""
+    waited = 0.0
+    while app.kinds().count(kind) < count:
+        if waited > cap:
+            raise AssertionError(f"no {kind} after {cap}s; journal: {app.kinds()[-20:]}")
+        await pilot.pause(0.05)  # type: ignore[attr-defined]
+        waited += 0.05
+
+
+def run_async(fn: Callable[P, Coroutine[Any, Any, None]]) -> Callable[P, None]:
+    """Run an async Pilot test with asyncio.run (no asyncio pytest plugin is installed)."""
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
+        asyncio.run(fn(*args, **kwargs))
+
+    return wrapper
