@@ -117,19 +117,12 @@ class Progress:
     invalid: int = 0
     tokens: int = 0
     cost: float = 0.0
-    started: float = field(default_factory=time.monotonic)
 
     def add(self, record: RunRecord) -> None:
         self.done += 1
         self.invalid += not record.valid
         self.tokens += (record.usage.input_tokens or 0) + (record.usage.output_tokens or 0)
         self.cost += record.usage.cost_usd or 0.0
-
-    def remaining_seconds(self) -> float | None:
-        todo = self.planned - self.skipped - self.done
-        if self.done == 0:
-            return None
-        return (time.monotonic() - self.started) / self.done * todo
 
     def cost_estimate(self) -> float | None:
         """Cost of the whole batch at the mean cost per run so far."""
