@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -21,10 +22,8 @@ def screen_until(child: pexpect.spawn, pattern: re.Pattern[str], cap: float) -> 
     seen = ""
     end = time.monotonic() + cap
     while time.monotonic() < end:
-        try:
+        with contextlib.suppress(pexpect.TIMEOUT):
             seen += child.read_nonblocking(65536, timeout=0.5)
-        except pexpect.TIMEOUT:
-            pass
         found = pattern.search(ANSI.sub("", seen))
         if found:
             return found

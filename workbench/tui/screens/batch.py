@@ -118,7 +118,7 @@ class BatchScreen(Screen[None]):
         if not hosts:
             raise InputError("name at least one host", field="hosts")
         arms = [str(self.query_one(s, Select).value) for s in ("#baseline", "#arm")]
-        if Select.BLANK in [self.query_one(s, Select).value for s in ("#baseline", "#arm")]:
+        if Select.NULL in [self.query_one(s, Select).value for s in ("#baseline", "#arm")]:
             raise InputError("pick a baseline and an arm", field="arm")
         cases = list(self.query_one("#cases", SelectionList).selected)
         if not cases:

@@ -66,6 +66,7 @@ class CompareScreen(Screen[None]):
                                               "flaky", "paired p")
         self.query_one("#files", Input).value = ",".join(str(f) for f in record_files(self.app.view.ws))
         self.action_load()
+        self.query_one(DataTable).focus()
 
     def action_load(self) -> None:
         paths = [Path(p.strip()) for p in self.query_one("#files", Input).value.split(",") if p.strip()]
@@ -92,7 +93,7 @@ class CompareScreen(Screen[None]):
         a, b = self.query_one("#arm-a", Select).value, self.query_one("#arm-b", Select).value
         table = self.query_one(DataTable)
         table.clear()
-        if a in (Select.BLANK, None) or b in (Select.BLANK, None):
+        if a in (Select.NULL, None) or b in (Select.NULL, None):
             self.query_one("#plot", Static).update("pick two arms (the records need at least two)")
             return
         plot: list[str] = []

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 def matches(r: RunRecord, host: str, arm: str, case: str, verdict: object, validity: object) -> bool:
     """Whether R passes the filters (text filters are substrings; blank selects pass everything)."""
     return (host in r.host and arm in (r.arm or "") and case in (r.case_id or r.target)
-            and (verdict in (Select.BLANK, None) or overall(r) == verdict)
-            and (validity in (Select.BLANK, None) or r.valid == (validity == "valid")))
+            and (verdict in (Select.NULL, None) or overall(r) == verdict)
+            and (validity in (Select.NULL, None) or r.valid == (validity == "valid")))
 
 
 class RecordsScreen(Screen[None]):
@@ -62,6 +62,7 @@ class RecordsScreen(Screen[None]):
         files = record_files(self.app.view.ws)
         self.query_one("#files", Input).value = ",".join(str(f) for f in files)
         self.action_load()
+        self.query_one(DataTable).focus()
 
     def open_files(self, paths: list[Path]) -> None:
         """Load PATHS (problems are reported, never fatal) and show them."""
