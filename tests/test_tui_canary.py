@@ -10,7 +10,7 @@ from tui_support import make_workspace, run_async, wait_for
 from workbench.core.records import load_file
 from workbench.modelstub import parse_script
 from workbench.tui.app import make_app
-from workbench.tui.messages import HostEventSeen, RunScored
+from workbench.tui.messages import HostEventsSeen, RunScored
 from workbench.tui.screens.canary import CanaryScreen
 from workbench.tui.screentext import screen_text
 from workbench.tui.widgets.callpane import CallCard, CallPane
@@ -32,17 +32,17 @@ async def test_c_on_a_row_runs_its_first_positive_case_live_to_a_verdict(tmp_pat
         await wait_for(pilot, app, "RunScored")
         await pilot.pause(0.2)
         kinds = app.kinds()
-        assert kinds.index("CanaryRequested") < kinds.index("RunPathsKnown") < kinds.index("HostEventSeen")
-        assert kinds.index("HostEventSeen") < kinds.index("RunScored")
+        assert kinds.index("CanaryRequested") < kinds.index("RunPathsKnown") < kinds.index("HostEventsSeen")
+        assert kinds.index("HostEventsSeen") < kinds.index("RunScored")
         scored = next(m for m in app.journal if isinstance(m, RunScored))
         record = scored.record
         assert record.case_id == case.id and record.host == "sim"
-        events = [m.event for m in app.journal if isinstance(m, HostEventSeen)]
-        assert any(type(e).__name__ == "CallFinished" for e in events)
+        assert all(isinstance(m.run_id, int) for m in app.journal if isinstance(m, HostEventsSeen))
         screen = app.screen
         assert isinstance(screen, CanaryScreen)
         pane = screen.query_one(CallPane)
         assert pane.state is not None and len(pane.widgets) == len(pane.state.cards) >= 1
+        assert all(card.finished for card in pane.state.cards.values())
         assert {c.call.index for c in pane.state.cards.values()} >= {c.index for c in record.calls}
         verdict = str(screen.query_one("#verdict", Static).render())
         assert record.overall is not None and record.overall in verdict
@@ -85,7 +85,7 @@ async def test_cancel_kills_the_host_process_group_and_records_the_run_as_invali
         await pilot.pause()
         screen.script = parse_script(SLEEP)
         await pilot.press("ctrl+r")
-        await wait_for(pilot, app, "HostEventSeen", count=2)
+        await wait_for(pilot, app, "HostEventsSeen")
         job = screen.job
         assert job is not None
         while job.run_dir is None:

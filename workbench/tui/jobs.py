@@ -23,7 +23,7 @@ from workbench.tui.messages import (
     BatchFinished,
     BatchRunFinished,
     BatchStarted,
-    HostEventSeen,
+    HostEventsSeen,
     ProofChecked,
     RunCancelled,
     RunFailed,
@@ -54,6 +54,22 @@ class CanaryJob:
     cancelled: threading.Event = field(default_factory=threading.Event)
     run_dir: Path | None = None
     killed: int = 0
+    _events: list[Any] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def take(self) -> list[Any]:
+        """The events seen since the last take (UI thread)."""
+        with self._lock:
+            events, self._events = self._events, []
+        return events
+
+    def _seen(self, event: Any, post: Post) -> None:
+        """Buffer EVENT; post a message only when none is pending (the buffer was empty)."""
+        with self._lock:
+            self._events.append(event)
+            first = len(self._events) == 1
+        if first:
+            post(HostEventsSeen(self.run_id, self.take))
 
     @property
     def record_path(self) -> Path:
@@ -82,7 +98,7 @@ class CanaryJob:
             req = CanaryRequest(host=self.host, plugin=self.plugin(tmp), fixture=fixture if fixture.is_dir() else None,
                                 model=self.model or None, arm=None if self.arm == WORKTREE else self.arm,
                                 timeout=self.timeout, script=self.script)
-            result = run_canary(self.case, req, on_event=lambda e: post(HostEventSeen(self.run_id, e)),
+            result = run_canary(self.case, req, on_event=lambda e: self._seen(e, post),
                                 on_setup=setup)
         except (InputError, OSError, ValueError) as exc:
             post(RunFailed(self.run_id, str(exc)))

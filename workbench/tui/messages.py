@@ -6,7 +6,7 @@ subclasses `WorkbenchMessage` so the app can keep a short journal of them (tests
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from textual.message import Message
@@ -33,13 +33,17 @@ class RunPathsKnown(WorkbenchMessage):
         self.paths = dict(paths)
 
 
-class HostEventSeen(WorkbenchMessage):
-    """The host's stream produced one normalized event."""
+class HostEventsSeen(WorkbenchMessage):
+    """The host's stream produced normalized events; `take()` hands over all not yet taken.
 
-    def __init__(self, run_id: int, event: Event) -> None:
+    At most one such message is pending per run: a burst of thousands of calls is one message,
+    so keypresses never queue behind it.
+    """
+
+    def __init__(self, run_id: int, take: Callable[[], list[Event]]) -> None:
         super().__init__()
         self.run_id = run_id
-        self.event = event
+        self.take = take
 
 
 class RunScored(WorkbenchMessage):

@@ -20,7 +20,7 @@ from textual.widgets import Footer, Header, Input, Select, Static
 from workbench.core.models import Case
 from workbench.core.runstate import RunState
 from workbench.tui.jobs import WORKTREE, CanaryJob
-from workbench.tui.messages import HostEventSeen, RunCancelled, RunFailed, RunPathsKnown, RunScored
+from workbench.tui.messages import HostEventsSeen, RunCancelled, RunFailed, RunPathsKnown, RunScored
 from workbench.tui.widgets.callpane import CallPane
 
 if TYPE_CHECKING:
@@ -138,10 +138,12 @@ class CanaryScreen(Screen[None]):
         if message.run_id == self.run_id:
             self.query_one(CallPane).set_paths(message.paths)
 
-    @on(HostEventSeen)
-    def event_seen(self, message: HostEventSeen) -> None:
+    @on(HostEventsSeen)
+    def events_seen(self, message: HostEventsSeen) -> None:
         if message.run_id == self.run_id:
-            self.query_one(CallPane).feed(message.event)
+            pane = self.query_one(CallPane)
+            for event in message.take():
+                pane.feed(event)
 
     def show_verdict(self, state: RunState) -> None:
         self.query_one("#verdict", Static).update(f"[b]{escape(state.verdict_line(final=False))}[/b]")

@@ -168,7 +168,16 @@ class CallPane(VerticalScroll):
         follow = self.max_scroll_y - self.scroll_y < 3
         new: list[CallCard] = []
         now = time.perf_counter()
+        fresh = [k for k in keys if k not in self.widgets]
+        skip = set(fresh[:-MAX_CARDS]) if len(fresh) > MAX_CARDS else set()
+        if skip:  # a burst larger than the pane: count them, never mount them
+            self.dropped += len(skip)
+            if self.trace is not None:
+                for key in skip:
+                    self.trace.setdefault(key, now)
         for key in keys:
+            if key in skip:
+                continue
             card = state.cards.get(key)
             if card is None:
                 continue
@@ -186,6 +195,7 @@ class CallPane(VerticalScroll):
             for key in list(self.widgets)[:excess]:
                 self.widgets.pop(key).remove()
             self.dropped += excess
+        if self.dropped:
             self.query_one("#earlier", Static).update(f"… {self.dropped} earlier calls not shown (kept in the record)")
         if follow and new:
             self.scroll_end(animate=False)
