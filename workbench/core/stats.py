@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
-from scipy.stats import binomtest
+
+def binomtest(k: int, n: int, p: float = 0.5) -> Any:
+    """scipy's exact binomial test, imported on first use (scipy.stats costs ~1 s at startup)."""
+    from scipy.stats import binomtest as scipy_binomtest
+
+    return scipy_binomtest(k, n, p)
 
 
 def wilson95(hits: int, n: int) -> tuple[float, float] | None:

@@ -8,7 +8,8 @@ on it, and `journal` makes a session's story inspectable).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from importlib import import_module
 from pathlib import Path
 
 from textual import on
@@ -30,6 +31,21 @@ SCREENS = {
     "compare": ("Compare", "arms side by side with intervals, delta, paired p-value"),
     "postinstall": ("Post-install check", "one run against your live install, with the guard"),
 }
+
+
+def _lazy(name: str) -> Callable[[], Screen[None]]:
+    """A factory for screen NAME: its module is imported when the screen is first shown."""
+
+    def build() -> Screen[None]:
+        module = import_module(f"workbench.tui.screens.{name}")
+        screen: Screen[None] = getattr(module, SCREEN_CLASSES[name])()
+        return screen
+
+    return build
+
+
+SCREEN_CLASSES = {"canary": "CanaryScreen", "batch": "BatchScreen", "records": "RecordsScreen",
+                  "compare": "CompareScreen", "postinstall": "PostinstallScreen"}
 
 
 class WorkbenchApp(App[None]):
@@ -59,19 +75,12 @@ class WorkbenchApp(App[None]):
         return f"{ws.config.name}" + (" (bundled demo)" if ws.demo else "")
 
     def on_mount(self) -> None:
-        from workbench.tui.screens.batch import BatchScreen
-        from workbench.tui.screens.canary import CanaryScreen
-        from workbench.tui.screens.compare import CompareScreen
-        from workbench.tui.screens.postinstall import PostinstallScreen
-        from workbench.tui.screens.records import RecordsScreen
         from workbench.tui.screens.rows import RowsScreen
 
         self.install_screen(RowsScreen(), "rows")
-        self.install_screen(CanaryScreen(), "canary")
-        self.install_screen(BatchScreen(), "batch")
-        self.install_screen(RecordsScreen(), "records")
-        self.install_screen(CompareScreen(), "compare")
-        self.install_screen(PostinstallScreen(), "postinstall")
+        for name in SCREENS:
+            if name != "rows":  # built (and their modules imported) on first visit: cold start
+                self.install_screen(_lazy(name), name)  # type: ignore[arg-type]
         self.push_screen("rows")
 
     @on(WorkbenchMessage)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.core.audit import audit
 from workbench.core.cases import load_cases
@@ -15,8 +16,10 @@ from workbench.core.errors import InputError
 from workbench.core.lint import Finding, lint_rows
 from workbench.core.models import Case
 from workbench.core.routing import Row, parse_files, parse_text
-from workbench.core.wording import ArmInfo, list_arms, replace_line
 from workbench.core.workspace import Workspace
+
+if TYPE_CHECKING:
+    from workbench.core.wording import ArmInfo
 
 
 @dataclass
@@ -74,6 +77,8 @@ class WorkspaceView:
 
     def arms(self) -> list[ArmInfo]:
         """Every arm of the workspace (baseline first); none when the plugin is not in a git repo."""
+        from workbench.core.wording import list_arms  # GitPython: not before the first screen
+
         try:
             return list_arms(self.ws)
         except (InputError, ValueError):
@@ -98,6 +103,8 @@ def _commit_row(ws: Workspace, sha: str) -> str | None:
 
 def lint_edit(view: WorkspaceView, row: Row, new_text: str) -> list[Finding] | None:
     """Lint findings of ROW as if its line read NEW_TEXT (the editor's live feedback); None: not a row."""
+    from workbench.core.wording import replace_line
+
     if row.file is None or "\n" in new_text.strip("\n"):
         return None
     text = replace_line(row.file.read_text(encoding="utf-8"), row.line, new_text.strip("\n"))

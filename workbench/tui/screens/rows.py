@@ -127,7 +127,7 @@ class RowsScreen(Screen[None]):
             "".join(f"[red]{escape(f.rule)}[/red] {escape(f.message)}\n" for f in view.audit.get(row.id, [])))
         editor = self.query_one("#editor", TextArea)
         editor.load_text(row.text)
-        self.show_arms(row)
+        self.call_after_refresh(self.show_arms, row)  # arms need GitPython: after the first paint
 
     def show_arms(self, row: Row) -> None:
         arms = self.app.view.arms_of(row.id)
