@@ -13,7 +13,7 @@ from workbench.tui.app import make_app
 from workbench.tui.messages import HostEventsSeen, RunScored
 from workbench.tui.screens.canary import CanaryScreen
 from workbench.tui.screentext import screen_text
-from workbench.tui.widgets.callpane import CallCard, CallPane
+from workbench.tui.widgets.callpane import CallPane
 
 
 @run_async
@@ -41,7 +41,7 @@ async def test_c_on_a_row_runs_its_first_positive_case_live_to_a_verdict(tmp_pat
         screen = app.screen
         assert isinstance(screen, CanaryScreen)
         pane = screen.query_one(CallPane)
-        assert pane.state is not None and len(pane.widgets) == len(pane.state.cards) >= 1
+        assert pane.state is not None and pane.keys == pane.state.order and len(pane.keys) >= 1
         assert all(card.finished for card in pane.state.cards.values())
         assert {c.call.index for c in pane.state.cards.values()} >= {c.index for c in record.calls}
         verdict = str(screen.query_one("#verdict", Static).render())
@@ -59,13 +59,23 @@ async def test_a_result_expands_with_enter(tmp_path: Path) -> None:
         await pilot.press("c")
         await wait_for(pilot, app, "RunScored")
         await pilot.pause(0.2)
-        cards = [c for c in app.screen.query(CallCard) if c.body and c.body[0].call.result]
-        assert cards
-        card = cards[0]
-        card.focus()
+        pane = app.screen.query_one(CallPane)
+        assert pane.state is not None
+        with_result = [i for i, k in enumerate(pane.keys) if pane.state.cards[k].call.result]
+        assert with_result
+        pane.focus()
+        pane.cursor = with_result[0]
+        key = pane.keys[with_result[0]]
+        lines = pane.virtual_size.height
         await pilot.press("enter")
         await pilot.pause()
-        assert card.expanded
+        assert key in pane.expanded
+        result = pane.state.cards[key].call.result or ""
+        assert pane.virtual_size.height >= lines, "the expanded card takes at least its collapsed lines"
+        assert " ".join(result.split())[:20] in " ".join(screen_text(app).split())
+        await pilot.press("enter")
+        await pilot.pause()
+        assert key not in pane.expanded and pane.virtual_size.height == lines
 
 
 SLEEP = {"steps": [{"calls": [{"read": "{repo}/README.md"}]}, {"calls": [{"shell": "sleep 120"}]},

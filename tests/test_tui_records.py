@@ -39,7 +39,7 @@ async def test_filter_then_enter_opens_the_runs_calls(tmp_path: Path) -> None:
         calls = app.screen
         assert isinstance(calls, CallsScreen) and calls.record.overall == "skip"
         pane = calls.query_one(CallPane)
-        assert len(pane.widgets) == 2
+        assert len(pane.keys) == 2
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is screen

@@ -111,6 +111,15 @@ class RunState:
         return state
 
     @property
+    def version(self) -> int:
+        """Grows whenever a card or the run's end changes (a view redraws or rescores on change)."""
+        return self._version
+
+    def key_at(self, index: int) -> str | None:
+        """The card key of call INDEX, if seen."""
+        return self._by_index.get(index)
+
+    @property
     def calls(self) -> list[Call]:
         """Calls in run order (by index), as the scorer wants them."""
         return sorted((self.cards[k].call for k in self.order), key=lambda c: c.index)

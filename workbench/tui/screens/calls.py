@@ -40,5 +40,5 @@ class CallsScreen(Screen[None]):
         state = RunState.from_calls(r.calls, kind=r.kind, required=list(r.required), moment=r.moment or "edit")
         pane = self.query_one(CallPane)
         pane.reset(state)
-        pane.flush()
+        pane.flush(complete=True)
         self.query_one("#verdict", Static).update(f"[b]{escape(state.verdict_line(final=True))}[/b] (rescored now)")

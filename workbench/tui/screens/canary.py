@@ -107,6 +107,7 @@ class CanaryScreen(Screen[None]):
         state = RunState(kind=case.kind, required=list(case.required), moment=case.moment)
         self.query_one(CallPane).reset(state)
         self.query_one("#verdict", Static).update("")
+        self._verdict = ""
         self.status(f"[b]{escape(case.id)}[/b] on {self.job.host} · arm {escape(arm_name)} · moment "
                     f"{escape(case.moment)} · required {escape(', '.join(case.required))}\n"
                     f"[dim]{escape(case.prompt[:150])}[/dim]")
@@ -141,12 +142,15 @@ class CanaryScreen(Screen[None]):
     @on(HostEventsSeen)
     def events_seen(self, message: HostEventsSeen) -> None:
         if message.run_id == self.run_id:
-            pane = self.query_one(CallPane)
-            for event in message.take():
-                pane.feed(event)
+            self.query_one(CallPane).feed_all(message.take())
 
     def show_verdict(self, state: RunState) -> None:
-        self.query_one("#verdict", Static).update(f"[b]{escape(state.verdict_line(final=False))}[/b]")
+        line = f"[b]{escape(state.verdict_line(final=False))}[/b]"
+        if line != self._verdict:  # a Static update re-lays out the screen: only on change
+            self._verdict = line
+            self.query_one("#verdict", Static).update(line)
+
+    _verdict = ""
 
     @on(RunScored)
     def scored(self, message: RunScored) -> None:
@@ -154,7 +158,7 @@ class CanaryScreen(Screen[None]):
             return
         self.running = False
         pane = self.query_one(CallPane)
-        pane.flush()
+        pane.flush(complete=True)
         record = message.record
         self.last_record = record
         state = pane.state

@@ -86,7 +86,7 @@ class PostinstallScreen(Screen[None]):
         state = RunState.from_calls(r.calls, kind=r.kind, required=list(r.required), moment=r.moment or "edit")
         pane = self.query_one(CallPane)
         pane.reset(state)
-        pane.flush()
+        pane.flush(complete=True)
         gate = "" if r.valid else f" [red](INVALID: {escape(r.invalid_reason or '')})[/red]"
         self.query_one("#verdict", Static).update(f"[b]{escape(state.verdict_line(final=True))}[/b]   verdict: "
                                                   f"[reverse b] {r.overall} [/]{gate}")
