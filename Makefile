@@ -4,9 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint install clean bench
+.PHONY: run test lint install system-deps clean bench
 
 $(STAMP): pyproject.toml requirements.lock
+	@command -v $(PYTHON) >/dev/null 2>&1 || bash scripts/system-deps.sh
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -c requirements.lock -e '.[dev]'
@@ -21,11 +22,17 @@ lint: $(STAMP)
 	$(BIN)/ruff check workbench tests bench
 	$(BIN)/mypy
 
-test: lint
+system-deps:
+	bash scripts/system-deps.sh
+
+test: system-deps lint
 	$(BIN)/pytest
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/hosts.py
+	$(BIN)/python bench/batch.py
+	$(BIN)/python bench/tui.py
 
 clean:
 	rm -rf $(VENV)
