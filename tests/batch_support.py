@@ -3,11 +3,22 @@ demo plugin, two cases, the base fixture) and a fake "real home" with a secret a
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import git
+
+from workbench.core.cases import load_cases
+from workbench.modelstub import Script
+from workbench.runner.arms import resolve_arm
+from workbench.runner.batch import BatchConfig
+from workbench.runner.confine import Confinement
+from workbench.runner.guard import Guard
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "TOPSECRET-4f1c9"
@@ -55,3 +66,29 @@ def make_world(tmp: Path) -> World:
     (home / "secret.txt").write_text(SECRET + "\n", encoding="utf-8")
     (home / ".claude" / "settings.json").write_text("{}\n", encoding="utf-8")
     return World(ws, home, ws / "records" / "batch.jsonl")
+
+
+WRITE_SCRIPT = {"steps": [{"say": "reading the procedure", "calls": [{"read": "{plugin}/skills/ops/workflows/docs.md"}]},
+                          {"calls": [{"write": {"path": "{repo}/TESTING.md", "content": "run pytest\n"}}]},
+                          {"say": "done"}]}
+"""A scripted model that reads the docs procedure, writes one file in the repo and ends (any case)."""
+
+
+def batch_cli(w: World, hosts: str, *extra: str, env: dict[str, str] | None = None,
+              runs: int = 3) -> subprocess.Popen[bytes]:
+    """`workbench batch` as a subprocess in the workspace: every case, arms A and B, 2 jobs."""
+    argv = [sys.executable, "-m", "workbench", "batch", "--cases", "all", "--hosts", hosts, "--arms",
+            "A=HEAD~1,B=HEAD", "--runs", str(runs), "--jobs", "2", "--record", str(w.record), "--home", str(w.home),
+            *extra]
+    full = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    return subprocess.Popen(argv, cwd=w.ws, env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def config(w: World, *, confined: bool = True, runs: int = 1, jobs: int = 1, script: dict[str, Any] | None = None,
+           hosts: tuple[str, ...] = ("sim",), cases: int = 2, **kw: Any) -> BatchConfig:
+    arms = [resolve_arm(w.plugin, "A", "HEAD~1"), resolve_arm(w.plugin, "B", "HEAD")]
+    guard = Guard.for_home(w.home, [w.ws], own=[w.record])
+    return BatchConfig(cases=load_cases(w.ws / "cases")[:cases], hosts=list(hosts), arms=arms, runs=runs,
+                       record=w.record, jobs=jobs, guard=guard, fixture=w.ws / "fixtures" / "base",
+                       confinement=Confinement(w.home, (w.ws,)) if confined else None, real_home=w.home,
+                       script=Script.model_validate(script) if script else None, timeout=120, **kw)

@@ -14,31 +14,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from batch_support import SECRET, World, make_world
+from batch_support import SECRET, World, config, make_world
 
 from workbench.core.batches import batch_states, partial_batches
-from workbench.core.cases import load_cases
 from workbench.core.records import Loaded, load_file
 from workbench.hosts.install import find_binary
-from workbench.modelstub import Fault, Script
-from workbench.runner.arms import resolve_arm
-from workbench.runner.batch import BatchConfig, Planned, RunKey, plan, repair_tail, run_batch, todo
+from workbench.modelstub import Fault
+from workbench.runner.batch import Planned, RunKey, plan, repair_tail, run_batch, todo
 from workbench.runner.confine import Confinement
-from workbench.runner.guard import Guard
 from workbench.runner.hostrun import HostRun, run_host
 from workbench.runner.proof import ProofFailed
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def config(w: World, *, confined: bool = True, runs: int = 1, jobs: int = 1, script: dict[str, Any] | None = None,
-           hosts: tuple[str, ...] = ("sim",), cases: int = 2, **kw: Any) -> BatchConfig:
-    arms = [resolve_arm(w.plugin, "A", "HEAD~1"), resolve_arm(w.plugin, "B", "HEAD")]
-    guard = Guard.for_home(w.home, [w.ws], own=[w.record])
-    return BatchConfig(cases=load_cases(w.ws / "cases")[:cases], hosts=list(hosts), arms=arms, runs=runs,
-                       record=w.record, jobs=jobs, guard=guard, fixture=w.ws / "fixtures" / "base",
-                       confinement=Confinement(w.home, (w.ws,)) if confined else None,
-                       script=Script.model_validate(script) if script else None, timeout=120, **kw)
 
 
 def records(w: World) -> Loaded:

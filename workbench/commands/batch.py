@@ -66,6 +66,14 @@ def select_cases(sel: str, folder: Path) -> list[Case]:
     return out
 
 
+def _binaries(hosts: list[str]) -> dict[str, Path]:
+    """Each host's binary (the sim's is this Python); InputError naming the first one not installed."""
+    from workbench.hosts import adapter
+    from workbench.hosts.install import require_binary
+
+    return {h: adapter(h).default_binary() or require_binary(h) for h in hosts}
+
+
 def run(args: argparse.Namespace) -> int:
     """Build the batch from the workspace and options, run it with a progress bar, report."""
     from workbench.core.workspace import load_workspace
@@ -81,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
     for h in hosts:
         if h not in HOSTS:
             raise InputError(f"unknown host {h!r}; known: {', '.join(HOSTS)}", field="--hosts")
+    binaries = _binaries(hosts)  # a missing host is named before anything starts
     if args.runs < 1 or args.jobs < 1:
         raise InputError("--runs and --jobs must be at least 1", field="--runs")
     if args.retry_invalid and not args.resume:
@@ -102,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
                       confinement=confinement, guard=guard,
                       fixture=ws.base_fixture if ws.base_fixture.is_dir() else None,
                       script=load_script(args.script) if args.script else None, timeout=args.timeout,
-                      silence_timeout=args.silence_timeout)
+                      silence_timeout=args.silence_timeout, real_home=home, binaries=binaries)
     if cfg.script is None and args.model is None and any(h != "sim" for h in hosts):
         raise InputError("real hosts need --model (your login) or --script", field="--model")
     console = Console(file=sys.stderr, highlight=False)
@@ -139,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     condition = "confined" if confinement is not None else "UNCONFINED"
     state = "complete" if result.complete else "PARTIAL"
     if result.aborted:
-        console.print(f"[red]workbench: batch ABORTED: {result.aborted}[/red]")
+        console.print(f"[red]workbench: batch ABORTED: {result.aborted}[/red]", soft_wrap=True)
     if result.quota:
         console.print(f"[yellow]workbench: quota: {result.quota}; stopped launching runs. Later: "
                       f"--resume --retry-invalid[/yellow]")

@@ -10,12 +10,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from workbench.core.errors import InputError
 from workbench.core.events import ParsedRun
 from workbench.core.models import Score, ScoreSpec
 from workbench.core.parsers import HOSTS, parse_lines
+from workbench.core.parsers.common import capped_lines
 from workbench.core.scoring import score
 from workbench.exitcodes import ExitCode
 
@@ -35,11 +36,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def read_lines(path: str) -> list[str]:
-    """The lines of a stream file (or stdin), decoded leniently: junk is the parser's to skip."""
+    """The lines of a stream file (or stdin), decoded leniently: junk is the parser's to skip, and an
+    overlong line is cut while reading (`capped_lines`), so a 50 MB line costs at most MAX_LINE."""
+    def decode(stream: IO[bytes]) -> list[str]:
+        return [raw.decode("utf-8", errors="replace").rstrip("\r\n") for raw in capped_lines(stream)]
+
     if path == "-":
-        return sys.stdin.buffer.read().decode("utf-8", errors="replace").splitlines()
+        return decode(sys.stdin.buffer)
     try:
-        return Path(path).read_bytes().decode("utf-8", errors="replace").splitlines()
+        with Path(path).open("rb") as fh:
+            return decode(fh)
     except OSError as err:
         raise InputError(f"cannot read stream: {err.strerror}", file=path) from err
 

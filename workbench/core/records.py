@@ -8,6 +8,7 @@ Lines in the AgentsMD shape are recognized per line and converted by the importe
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Iterable, Iterator
@@ -52,14 +53,22 @@ def encode(record: RunRecord) -> bytes:
 
 
 def append_record(path: str | os.PathLike[str], record: RunRecord) -> None:
-    """Append one record durably: one write of the whole line, then fsync. Never rewrites the file."""
+    """Append one record durably: one write of the whole line, then fsync. Never rewrites the file.
+
+    A write that fails or lands short (disk full) is cut off again, so the file never keeps a torn
+    line; the OSError is raised for the caller to stop on. (Callers append one at a time.)"""
     data = encode(record)
     fd = os.open(os.fspath(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        written = os.write(fd, data)
-        if written != len(data):
-            raise OSError(f"short write to {os.fspath(path)}: {written} of {len(data)} bytes")
-        os.fsync(fd)
+        size = os.fstat(fd).st_size
+        try:
+            written = os.write(fd, data)
+            if written != len(data):
+                raise OSError(errno.ENOSPC, f"short write ({written} of {len(data)} bytes)", os.fspath(path))
+            os.fsync(fd)
+        except OSError:
+            os.ftruncate(fd, size)
+            raise
     finally:
         os.close(fd)
 

@@ -41,7 +41,7 @@ class Fault:
     status: answer HTTP `status` (429, 500, 529, ...) with the API's error body.
     delay:  answer normally after `delay` seconds.
     hang:   never answer; the connection is closed when the server stops.
-    cut:    send the headers and part of the stream, then close the connection.
+    cut:    send the headers and part of the stream (or of a plain body), then close the connection.
     """
 
     kind: FaultKind
@@ -220,7 +220,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         answer = self.model.answer(api, request)
         if not answer.stream:
-            self._send(answer.status, answer.content_type, b"".join(answer.chunks))
+            body = b"".join(answer.chunks)
+            if fault and fault.kind == "cut":  # headers promise the whole body; half of it comes
+                self._send(answer.status, answer.content_type, body[: len(body) // 2], length=len(body))
+                self.close_connection = True
+                return
+            self._send(answer.status, answer.content_type, body)
             return
         self.send_response(answer.status)
         self.send_header("Content-Type", answer.content_type)
@@ -257,10 +262,10 @@ class _Handler(BaseHTTPRequestHandler):
             raise ValueError(f"unsupported Content-Encoding {encoding}")
         return data
 
-    def _send(self, status: int, content_type: str, data: bytes) -> None:
+    def _send(self, status: int, content_type: str, data: bytes, length: int | None = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Content-Length", str(len(data) if length is None else length))
         self.end_headers()
         self.wfile.write(data)
 

@@ -36,6 +36,7 @@ from workbench.runner.confine import Confinement
 from workbench.runner.fixture import make_fixture
 from workbench.runner.guard import Guard, Snapshot
 from workbench.runner.hostrun import HostRun, run_host
+from workbench.runner.process import sweep
 from workbench.runner.proof import prove
 
 QUOTA = re.compile(r"quota|rate[ _-]?limit|usage limit|credit balance|resource_exhausted|\b429\b", re.IGNORECASE)
@@ -96,6 +97,8 @@ class BatchConfig:
     binaries: dict[str, Path] = field(default_factory=dict)
     workdir: Path | None = None
     """Where run folders are made (default: the system temp folder)."""
+    real_home: Path | None = None
+    """The real home hidden and guarded (default: the confinement's, else $HOME); records name it `~`."""
 
 
 @dataclass
@@ -105,6 +108,8 @@ class RunOutcome:
     planned: Planned
     record: RunRecord
     seconds: dict[str, float]
+    leftovers: list[str] = field(default_factory=list)
+    """Processes of the run found alive after it (escaped its process group); the guard treats them as escapes."""
 
 
 @dataclass
@@ -139,6 +144,8 @@ class BatchResult:
     outcomes: list[RunOutcome] = field(default_factory=list)
     aborted: str | None = None
     quota: str | None = None
+    write_failed: bool = False
+    """A record could not be appended (disk full): the batch aborted; later outcomes are not recorded."""
 
     @property
     def complete(self) -> bool:
@@ -276,10 +283,11 @@ def execute(p: Planned, cfg: BatchConfig, root: Path, tars: dict[str, bytes], ba
                           placeholders=placeholders, add_dirs=(plugin,), binary=cfg.binaries.get(p.key.host),
                           plugin=plugin, seed=p.key.run, wrap=wrap)
         t3 = time.perf_counter()
+        leftovers = sweep(rd / "home")
         record = _record(p, cfg, run, plugin, rd, batch, planned)
         t4 = time.perf_counter()
     seconds.update(fixture=t1 - t0, arm=t2 - t1, host=t3 - t2, score=t4 - t3, cleanup=time.perf_counter() - t4)
-    return RunOutcome(p, record, seconds)
+    return RunOutcome(p, record, seconds, [f"leftover process of the run, killed: {d}" for d in leftovers])
 
 
 def _record(p: Planned, cfg: BatchConfig, run: HostRun, plugin: Path, rd: Path, batch: str,
@@ -293,6 +301,9 @@ def _record(p: Planned, cfg: BatchConfig, run: HostRun, plugin: Path, rd: Path, 
                         arm=p.arm.name)
     paths = {str(rd / "repo"): "<repo>", str(plugin): "<plugin>", str(rd / "home"): "<home>",
              str(rd / "outside"): "<outside>", str(rd): "<run>", str(Path.home()): "~"}
+    home = cfg.real_home or (cfg.confinement.real_home if cfg.confinement is not None else None)
+    if home is not None:
+        paths[str(home)] = "~"
     paths.update({os.path.realpath(k): v for k, v in list(paths.items())})
     record = build_record(p.case, req, run, result, entry, paths)
     update: dict[str, object] = {
@@ -373,7 +384,7 @@ def _loop(cfg: BatchConfig, pending: list[Planned], root: Path, tars: dict[str, 
                 record = outcome.record
                 with lock:
                     t = time.perf_counter()
-                    changes = cfg.guard.changes(before)
+                    changes = outcome.leftovers + cfg.guard.changes(before)
                     outcome.seconds["guard"] = time.perf_counter() - t
                     if changes:
                         extra = record.model_extra if record.model_extra is not None else {}
@@ -386,10 +397,26 @@ def _loop(cfg: BatchConfig, pending: list[Planned], root: Path, tars: dict[str, 
                     elif record.invalid_reason == "quota" and result.quota is None:
                         result.quota = f"{p.key.label(p.arm.name)}: the host reported a quota or rate limit"
                     outcome.record = record
-                    append_record(cfg.record, record)
+                    if not _append(cfg.record, record, result):
+                        continue
                     result.outcomes.append(outcome)
                     progress.add(record)
                 if on_outcome is not None:
                     on_outcome(outcome, progress)
             if result.aborted is not None or result.quota is not None:
                 queue.clear()
+
+
+def _append(path: Path, record: RunRecord, result: BatchResult) -> bool:
+    """Append RECORD unless an earlier append failed; a failure (disk full) aborts the batch, named."""
+    if result.write_failed:
+        return False
+    try:
+        append_record(path, record)
+    except OSError as exc:
+        result.write_failed = True
+        why = os.strerror(exc.errno) if exc.errno else str(exc)
+        result.aborted = (f"cannot append to {path}: {why}; stopped after {len(result.outcomes)} recorded run(s), "
+                          "no torn line. Free space, then --resume")
+        return False
+    return True

@@ -93,6 +93,18 @@ def skill_error(calls: Iterable[Call]) -> str | None:
     return None
 
 
+def run_failure(run: HostRun) -> str | None:
+    """Why a run with model output still measured nothing reliable: the host died (killed by a signal,
+    or its stream never ended) -> `host-crashed`; it ended on an error (API 429/5xx, a stream cut
+    short, exit status not 0) -> `host-error`. A batch renames a quota error `quota`."""
+    ended = run.parsed.ended
+    if run.exit_code < 0 or ended is None:
+        return "host-crashed"
+    if ended.is_error or run.exit_code != 0:
+        return "host-crashed" if run.exit_code >= 128 and not ended.is_error else "host-error"
+    return None
+
+
 def build_record(case: Case, req: CanaryRequest, run: HostRun, result: Score, entry: str | None,
                  paths: Mapping[str, str]) -> RunRecord:
     """The anonymized record of one scored run, with its validity gates."""
@@ -106,6 +118,9 @@ def build_record(case: Case, req: CanaryRequest, run: HostRun, result: Score, en
         valid, reason = False, reason or "no-output"
         verdict = dict.fromkeys(verdict, "no-output")
         overall = "no-output"
+    failure = run_failure(run)
+    if failure is not None:
+        valid, reason = False, reason or failure
     kept = calls if result.moment_at is None else calls[:result.moment_at + 1]
     clean = anonymizer(paths)
     offered = (run.skill_offered(entry) if entry else None) if (run.offered_skills or run.offered_plugins

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal
 
+from workbench.core.parsers.common import capped_lines
+
 TimeoutReason = Literal["total", "silence"]
 
 
@@ -32,9 +34,9 @@ class ProcessResult:
 
 
 def _pump(stream: IO[bytes], out: queue.Queue[bytes | None]) -> None:
-    """Reader thread: every stdout line into the queue, then None at EOF."""
+    """Reader thread: every stdout line (an overlong one cut, see `capped_lines`) into the queue, then None."""
     try:
-        for raw in iter(stream.readline, b""):
+        for raw in capped_lines(stream):
             out.put(raw)
     finally:
         out.put(None)
@@ -100,3 +102,27 @@ def run_process(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdou
             _stop_group(proc, 0.0)  # a host's stray children do not outlive the run
         reader.join(grace)
     return ProcessResult(code, reason, time.monotonic() - started, count)
+
+
+def sweep(home: Path) -> list[str]:
+    """Kill every process left behind by a run whose temp HOME is HOME (its environment says so) and
+    describe each as `pid N: command`. The run's process group is already gone by now, so anything found
+    escaped it (setsid, a double fork, nohup). Inside bubblewrap the pid namespace ends them all: one
+    still in a sandbox's namespace is being torn down, so it is killed but not reported."""
+    marks = {f"HOME={home}".encode(), f"HOME={os.path.realpath(home)}".encode()}
+    own_ns = os.readlink("/proc/self/ns/pid")
+    found: list[str] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if not marks & set((entry / "environ").read_bytes().split(b"\0")):
+                continue
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+            namespace = os.readlink(entry / "ns" / "pid")
+            os.kill(int(entry.name), signal.SIGKILL)
+        except (OSError, ValueError):
+            continue
+        if namespace == own_ns:
+            found.append(f"pid {entry.name}: {command[:120]}")
+    return found

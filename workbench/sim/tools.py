@@ -9,10 +9,13 @@ Claude Code, Edit does not insist on an earlier Read of its file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -197,12 +200,13 @@ class Workspace:
                                     start_new_session=True)
         except OSError as exc:
             return Outcome(f"Exit code 127\n{exc}", is_error=True)
-        try:
-            raw, _ = proc.communicate(timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            return Outcome(f"Command timed out after {self.timeout:g}s", is_error=True)
+        with _killed_on_term(proc.pid):  # its own session: a watchdog stopping the sim must end it too
+            try:
+                raw, _ = proc.communicate(timeout=self.timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+                return Outcome(f"Command timed out after {self.timeout:g}s", is_error=True)
         output = raw.decode("utf-8", errors="replace").rstrip("\n")[:BASH_OUTPUT_CHARS]
         if proc.returncode != 0:
             return Outcome(f"Exit code {proc.returncode}\n{output}".rstrip("\n"), is_error=True)
@@ -223,3 +227,23 @@ class Workspace:
         except (OSError, UnicodeDecodeError) as exc:
             return Outcome(f"Cannot load skill {name}: {exc}", is_error=True), None
         return Outcome(f"Launching skill: {info.qualified}"), f"Base directory for this skill: {info.path.parent}\n\n{body}"
+
+
+@contextlib.contextmanager
+def _killed_on_term(pgid: int) -> Iterator[None]:
+    """While a command runs in its own session, SIGTERM to the sim (a run's watchdog) kills that session's
+    group first, so no command outlives the run it belongs to."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGKILL)
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

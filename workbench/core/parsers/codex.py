@@ -30,6 +30,7 @@ from workbench.core.events import Event, InitSeen, RunEnded, TextSeen, UsageSeen
 from workbench.core.evidence import unreadable_paths
 from workbench.core.models import CallStatus, Usage
 from workbench.core.parsers.common import (
+    MAX_LINE,
     BadShape,
     CallBook,
     JsonLineParser,
@@ -90,6 +91,8 @@ def read_rollout(lines: Iterable[str]) -> tuple[str | None, list[RolloutCall]]:
     calls: list[RolloutCall] = []
     by_id: dict[str, RolloutCall] = {}
     for line in lines:
+        if len(line) > MAX_LINE:
+            continue
         try:
             obj = json.loads(line)
         except (ValueError, RecursionError, TypeError):

@@ -1,7 +1,8 @@
 """What every host parser shares: safe JSON line reading, typed field access, shell unwrapping, call ids.
 
 Host streams are untrusted text. `JsonLineParser.feed` turns any line that is not a JSON object, or
-whose handler meets a shape it did not expect, into a counted `LineSkipped`; it never raises.
+whose handler meets a shape it did not expect, into a counted `LineSkipped`; it never raises. A line
+longer than MAX_LINE is skipped unread: decoding 50 MB of JSON would cost gigabytes.
 """
 
 from __future__ import annotations
@@ -9,12 +10,16 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from typing import Any
+from collections.abc import Iterator
+from typing import IO, Any
 
 from workbench.core.events import CallFinished, CallStarted, Event, LineSkipped
 from workbench.core.models import Call
 
 EXCERPT_CHARS = 300
+MAX_LINE = 8 * 1024 * 1024
+"""Longest stream line parsed (characters; readers cap bytes alike). Real host lines stay far below:
+a tool result is truncated by the host itself; longer lines are junk or an attack."""
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 
 
@@ -187,6 +192,22 @@ class CallBook:
         ]
 
 
+def capped_lines(stream: IO[bytes]) -> Iterator[bytes]:
+    """The lines of a binary stream, each cut to MAX_LINE + 1 bytes plus its newline; the rest of an
+    overlong line is read in bounded pieces and dropped, so memory stays bounded whatever comes in."""
+    while True:
+        line = stream.readline(MAX_LINE + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE and not line.endswith(b"\n"):
+            while True:
+                rest = stream.readline(MAX_LINE + 1)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            line += b"\n"
+        yield line
+
+
 class JsonLineParser:
     """Base for JSON-lines parsers: numbering, decoding and the never-raise guarantee."""
 
@@ -201,6 +222,8 @@ class JsonLineParser:
         text = line.strip() if isinstance(line, str) else ""
         if not text:
             return []
+        if len(text) > MAX_LINE:
+            return [self.skipped(f"line over {MAX_LINE} characters")]
         try:
             obj = json.loads(text)
         except (ValueError, RecursionError):
