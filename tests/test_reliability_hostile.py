@@ -76,24 +76,27 @@ def hosts_dir(request: pytest.FixtureRequest) -> Path | None:
     return installed
 
 
-@pytest.mark.parametrize("host", ["sim", "claude"])
-def test_login_read_through_the_temp_home_is_refused(tmp_path: Path, host: str, hosts_dir: Path | None) -> None:
+@pytest.mark.parametrize("host", ["sim", "claude", "codex"])
+def test_login_read_through_the_temp_home_is_refused_or_redacted(tmp_path: Path, host: str, hosts_dir: Path | None) -> None:
     w = make_world(tmp_path)
     logins = plant_logins(w)
-    rel = LOGINS["claude"]
+    rel = LOGINS.get(host, LOGINS["claude"])
     script = shell_script(f"cat $HOME/{rel}", f"cat ~/{rel}")
     cfg = host_config(w, host, hosts_dir, script=script)
-    run_fn = with_login(rel, logins["claude"]) if host == "claude" else run_host  # the sim takes no login
+    run_fn = with_login(rel, logins[host]) if host in logins else run_host  # the sim takes no login
     result = run_batch(cfg, run_host_fn=run_fn)
     assert result.aborted is None and len(result.outcomes) == 1
     text = w.record.read_text(encoding="utf-8")
     assert LOGIN_SECRET not in text
     record = load_file(w.record).records[0]
     shells = [c for c in record.calls if c.kind == "shell"]
-    assert len(shells) == 2 and all(c.status != "ok" for c in shells), shells
-    refusals = ("No such file", "Operation not permitted", "Permission denied", "denied")
-    assert all(any(r in (c.result or "") for r in refusals) for c in shells), shells
-    assert json.loads(logins["claude"].read_text())["token"] == f"{LOGIN_SECRET}-claude"  # left intact
+    if host == "codex":  # its sandbox reads anywhere and Codex needs the file: the record redacts it
+        assert [c.result for c in shells] == ['{"token": "<login>"}'] * 2, shells
+    else:
+        assert len(shells) == 2 and all(c.status != "ok" for c in shells), shells
+        refusals = ("No such file", "Operation not permitted", "Permission denied", "denied")
+        assert all(any(r in (c.result or "") for r in refusals) for c in shells), shells
+    assert all(json.loads(p.read_text())["token"] == f"{LOGIN_SECRET}-{h}" for h, p in logins.items())  # intact
 
 
 LIVE_CONFIG = "echo '{{\"hooks\": 1}}' > {home}/.claude/settings.json"

@@ -66,6 +66,18 @@ def select_cases(sel: str, folder: Path) -> list[Case]:
     return out
 
 
+def shown(path: Path, home: Path) -> str:
+    """PATH as printed: relative to the current folder when inside it, else with the home as `~`, so a
+    pasted log names neither the user's home nor their user name."""
+    cwd = Path.cwd()
+    if path.is_relative_to(cwd):
+        return str(path.relative_to(cwd))
+    for base in (home, Path.home()):
+        if path.is_relative_to(base):
+            return str(Path("~") / path.relative_to(base))
+    return str(path)
+
+
 def _binaries(hosts: list[str]) -> dict[str, Path]:
     """Each host's binary (the sim's is this Python); InputError naming the first one not installed."""
     from workbench.hosts import adapter
@@ -153,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"[yellow]workbench: quota: {result.quota}; stopped launching runs. Later: "
                       f"--resume --retry-invalid[/yellow]")
     print(f"{result.batch} {state} {condition}: {len(result.outcomes)} run(s), {invalid} invalid, "
-          f"{result.skipped} already recorded, {result.planned} planned -> {record}")
+          f"{result.skipped} already recorded, {result.planned} planned -> {shown(record, home)}")
     if result.aborted:
         return int(ExitCode.ABORTED)
     return int(ExitCode.OK if result.complete else ExitCode.FINDINGS)

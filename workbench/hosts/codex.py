@@ -49,10 +49,10 @@ class CodexAdapter(HostAdapter):
 
     def build(self, run: RunSpec) -> Launch:
         codex_home = run.home / ".codex"
-        argv = [str(run.binary), "exec", "--json", "-s", "workspace-write", "--skip-git-repo-check"]
-        for extra in run.add_dirs:
-            argv += ["--add-dir", str(extra)]
-        argv.append(run.prompt)
+        # No --add-dir for run.add_dirs: they are extra READABLE folders, and Codex reads anywhere under
+        # workspace-write. A writable root makes its sandbox bind `<dir>/.git`, which fails on the read-only
+        # plugin copy inside the confinement ("bwrap: Can't mkdir <plugin>/.git") and breaks every command.
+        argv = [str(run.binary), "exec", "--json", "-s", "workspace-write", "--skip-git-repo-check", run.prompt]
         env = self.base_env(run)
         env["CODEX_HOME"] = str(codex_home)
         if run.scripted:

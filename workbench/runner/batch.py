@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import re
 import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -305,7 +306,7 @@ def _record(p: Planned, cfg: BatchConfig, run: HostRun, plugin: Path, rd: Path, 
     if home is not None:
         paths[str(home)] = "~"
     paths.update({os.path.realpath(k): v for k, v in list(paths.items())})
-    record = build_record(p.case, req, run, result, entry, paths)
+    record = redact(build_record(p.case, req, run, result, entry, paths), login_secrets(run.launch.links.values()))
     update: dict[str, object] = {
         "condition": "confined" if cfg.confinement is not None else "unconfined",
         "model": p.key.model or None, "effort": cfg.effort, "source": p.arm.sha, "run": p.key.run, "batch": batch}
@@ -420,3 +421,59 @@ def _append(path: Path, record: RunRecord, result: BatchResult) -> bool:
                           "no torn line. Free space, then --resume")
         return False
     return True
+
+
+LOGIN = "<login>"
+SECRET_MIN = 8
+"""Shortest login value treated as secret (shorter ones are flags and names like "oauth")."""
+
+
+def login_secrets(targets: Iterable[Path]) -> list[str]:
+    """The values in the login files a run was given (JSON strings, else long words): a host whose
+    shell may read its own login (Codex) must not carry them into a record."""
+    out: set[str] = set()
+    for target in targets:
+        path = Path(os.path.realpath(target))
+        if not path.is_file() or path.stat().st_size > 1_000_000:
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            values = list(_strings(json.loads(text)))
+        except ValueError:
+            values = re.findall(r"[^\s\"'=:,]+", text)
+        out.update(v for v in values if len(v) >= SECRET_MIN)
+    return sorted(out, key=len, reverse=True)
+
+
+def _strings(value: object) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def redact(record: RunRecord, secrets: Sequence[str]) -> RunRecord:
+    """RECORD with every secret (and a secret cut short at the end of an excerpt) replaced by <login>."""
+    if not secrets:
+        return record
+
+    def clean(value: object) -> object:
+        if isinstance(value, str):
+            for secret in secrets:
+                value = value.replace(secret, LOGIN)
+                for cut in range(len(secret) - 1, SECRET_MIN - 1, -1):
+                    if value.endswith(secret[:cut]):
+                        value = value[:-cut] + LOGIN
+                        break
+            return value
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        return value
+
+    return RunRecord.model_validate(clean(record.model_dump()))
