@@ -3,6 +3,7 @@
 Two limits: a total timeout and a silence timeout (no stdout line for that long). Either one
 terminates the WHOLE process group (hosts spawn shells, sandboxes and node helpers), then kills it
 after a grace period. The callback sees every stdout line as it arrives (live panes, canaries).
+A `cancel` event (the TUI's Cancel) stops the group the same way; the result says `cancelled`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from typing import IO, Literal
 from workbench.core.parsers.common import capped_lines
 
 TimeoutReason = Literal["total", "silence"]
+CANCEL_POLL = 0.1
+"""Seconds between two looks at the cancel event while the host is silent."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,8 @@ class ProcessResult:
     timed_out: TimeoutReason | None
     duration: float
     lines: int
+    cancelled: bool = False
+    """The caller's cancel event was set: the group was stopped (TERM, then KILL after the grace)."""
 
 
 def _pump(stream: IO[bytes], out: queue.Queue[bytes | None]) -> None:
@@ -42,8 +47,34 @@ def _pump(stream: IO[bytes], out: queue.Queue[bytes | None]) -> None:
         out.put(None)
 
 
-def _stop_group(proc: subprocess.Popen[bytes], grace: float) -> None:
-    """SIGTERM the process group, then SIGKILL it if the leader is still there after GRACE seconds."""
+def _group_alive(pgid: int) -> bool:
+    """Whether process group PGID still has a member that is not a zombie (a zombie has already died)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return True  # no way to tell zombies apart here; the caller's time limit bounds the wait
+    for stat in proc.glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+            return True
+    return False
+
+
+def _stop_group(proc: subprocess.Popen[bytes], grace: float, settle: float = 2.0) -> None:
+    """SIGTERM the process group, then SIGKILL it if the leader is still there after GRACE seconds.
+
+    A signal is only queued when kill() returns, so after the SIGKILL this waits (up to SETTLE
+    seconds) until no member of the group is left running: the run is over only when its
+    processes are gone, not merely signalled.
+    """
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(proc.pid, sig)
@@ -53,20 +84,27 @@ def _stop_group(proc: subprocess.Popen[bytes], grace: float) -> None:
             proc.wait(grace)
             if sig == signal.SIGTERM:
                 os.killpg(proc.pid, signal.SIGKILL)  # leftovers in the group (shells, helpers)
-            return
+            break
         except subprocess.TimeoutExpired:
             continue
         except ProcessLookupError:
             return
+    deadline = time.monotonic() + settle
+    while _group_alive(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.005)
 
 
 def run_process(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdout_path: Path, stderr_path: Path,
                 on_line: Callable[[str], None] | None = None, timeout: float = 600.0,
-                silence_timeout: float | None = None, grace: float = 3.0) -> ProcessResult:
-    """Start ARGV in a new session, feed each stdout line to ON_LINE, and enforce the watchdogs."""
+                silence_timeout: float | None = None, grace: float = 3.0,
+                cancel: threading.Event | None = None) -> ProcessResult:
+    """Start ARGV in a new session, feed each stdout line to ON_LINE, and enforce the watchdogs.
+
+    CANCEL, when set (checked at least every CANCEL_POLL seconds), stops the group like a watchdog."""
     started = time.monotonic()
     count = 0
     reason: TimeoutReason | None = None
+    cancelled = False
     with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
         proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=err, start_new_session=True)
@@ -76,10 +114,15 @@ def run_process(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdou
         reader.start()
         last = started
         while True:
+            if cancel is not None and cancel.is_set():
+                cancelled = True
+                break
             now = time.monotonic()
             wait = started + timeout - now
             if silence_timeout is not None:
                 wait = min(wait, last + silence_timeout - now)
+            if cancel is not None:
+                wait = min(wait, CANCEL_POLL)
             if wait <= 0:
                 reason = "total" if now - started >= timeout else "silence"
                 break
@@ -95,13 +138,13 @@ def run_process(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdou
             out.flush()
             if on_line is not None:
                 on_line(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
-        if reason is not None:
+        if reason is not None or cancelled:
             _stop_group(proc, grace)
         code = proc.wait()
-        if reason is None:
+        if reason is None and not cancelled:
             _stop_group(proc, 0.0)  # a host's stray children do not outlive the run
         reader.join(grace)
-    return ProcessResult(code, reason, time.monotonic() - started, count)
+    return ProcessResult(code, reason, time.monotonic() - started, count, cancelled)
 
 
 def sweep(home: Path) -> list[str]:
