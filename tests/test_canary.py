@@ -79,14 +79,3 @@ def test_bad_input_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["canary", "--host", "sim", "--prompt", "p", "--require", "a.md", "--moment", "later"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "no-such-case" in err[0] and "moment" in err[1]
-
-
-def test_workbench_without_a_command_tours_the_demo(capsys: pytest.CaptureFixture[str]) -> None:
-    records = ROOT / "records" / "canary.jsonl"
-    before = records.read_text() if records.exists() else None
-    assert main([]) == 0
-    out = capsys.readouterr().out
-    assert "Before committing" in out and "workflows/commit.md" in out  # the routing rows
-    assert "canary commit-typo-fix on sim" in out and "verdict workflows/commit.md:" in out
-    assert "workbench selftest" in out
-    assert (records.read_text() if records.exists() else None) == before  # the tour records nothing
