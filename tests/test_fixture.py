@@ -47,3 +47,28 @@ def test_missing_base_and_non_empty_destination(tmp_path: Path) -> None:
     (tmp_path / "full" / "f").write_text("x")
     with pytest.raises(InputError, match="not empty"):
         make_fixture(tmp_path / "full")
+
+
+def test_a_branch_the_prompt_names_must_exist(tmp_path: Path) -> None:
+    case = Case(id="c", target="pr", kind="positive", prompt="The branch fix/divide is done. Open a PR.",
+                required=["pull-request.md"], moment="pr")
+    with pytest.raises(InputError) as err:
+        make_fixture(tmp_path / "repo", case)
+    assert "fix/divide" in str(err.value) and err.value.field == "branches"
+    assert not (tmp_path / "repo").exists()  # refused before anything was made
+
+
+def test_a_named_branch_with_its_commit_is_possible(tmp_path: Path) -> None:
+    case = Case(id="c", target="pr", kind="positive", prompt="The branch fix/divide is done. Open a PR.",
+                required=["pull-request.md"], moment="pr",
+                branches=[Branch(name="fix/divide", files={"src/x.py": "x = 1\n"})])
+    repo = make_fixture(tmp_path / "repo", case)
+    assert repo.active_branch.name == "fix/divide"
+
+
+def test_merge_moment_needs_a_branch(tmp_path: Path) -> None:
+    case = Case(id="c", target="merge", kind="positive", prompt="Merge the finished work.",
+                required=["merge.md"], moment="merge")
+    with pytest.raises(InputError) as err:
+        make_fixture(tmp_path / "repo", case)
+    assert err.value.field == "moment"

@@ -8,6 +8,7 @@ mid-task case is "on" its work branch), or on `main` when there are none.
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -45,9 +46,30 @@ def _commit(repo: git.Repo, message: str) -> None:
     repo.index.commit(message, author=actor, committer=actor)
 
 
+_BRANCH_WORD = re.compile(r"(?<![\w./-])((?:feature|feat|fix|bugfix|hotfix|release|topic|chore|wip)/[\w.-]*[\w-])")
+
+
+def check_possible(case: Case) -> None:
+    """Refuse a case whose moment its fixture makes impossible, before any run is spent on it.
+
+    A branch the prompt names must exist and carry a commit (with nothing to merge or open a PR
+    from, a careful agent rightly stops: a published sweep lost its delivery runs that way); a
+    `merge` moment needs a branch to merge.
+    """
+    branches = {b.name for b in case.branches}
+    for name in _BRANCH_WORD.findall(case.prompt):
+        if name not in branches:
+            raise InputError(f"the prompt names branch {name!r} but the fixture has no such branch "
+                             "(add it under [[branches]] with the files of its commit)", field="branches")
+    if "merge" in [alt.strip() for alt in case.moment.split(",")] and not branches:
+        raise InputError("moment 'merge' needs a branch to merge: the fixture has none", field="moment")
+
+
 def make_fixture(dest: Path, case: Case | None = None, base: Path | None = None,
                  files: Mapping[str, str] | None = None) -> git.Repo:
     """Create DEST as a git repo: BASE folder (or FILES) + the case's extra files on `main`, then branches."""
+    if case is not None:
+        check_possible(case)
     if dest.exists() and any(dest.iterdir()):
         raise InputError(f"fixture destination is not empty: {dest}", field="fixture")
     if base is not None:
