@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import DataTable, Static
-from tui_support import make_workspace, run_async, wait_for
+from tui_support import host_groups, make_workspace, run_async, wait_for
 
 from workbench.core.records import load_file
 from workbench.modelstub import parse_script
@@ -100,8 +100,6 @@ async def test_cancel_kills_the_host_process_group_and_records_the_run_as_invali
         assert job is not None
         while job.run_dir is None:
             await pilot.pause(0.05)
-        from workbench.tui.procs import host_groups
-
         while not host_groups(job.run_dir):
             await pilot.pause(0.05)
         groups = host_groups(job.run_dir)

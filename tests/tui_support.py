@@ -51,3 +51,24 @@ def run_async(fn: Callable[P, Coroutine[Any, Any, None]]) -> Callable[P, None]:
         asyncio.run(fn(*args, **kwargs))
 
     return wrapper
+
+
+def host_groups(folder: Path) -> list[int]:
+    """Process groups led by children of this process whose cwd is inside FOLDER (Linux /proc): the
+    hosts a run started, found independently of the runner so a test can check they were stopped."""
+    import os
+
+    root = os.path.realpath(folder)
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            raw = (entry / "stat").read_text()
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            continue
+        ppid, pgid = (int(f) for f in raw[raw.rfind(")") + 2:].split()[1:3])
+        if ppid == os.getpid() and pgid == int(entry.name) and (cwd == root or cwd.startswith(root + os.sep)):
+            found.append(pgid)
+    return found

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,8 @@ class CanaryRequest:
     """Files written under `{outside}` (a folder no host is allowed to read)."""
     binary: Path | None = None
     keep: bool = False
+    cancel: threading.Event | None = None
+    """Set it to stop the run (its process group); the record is then invalid `cancelled`."""
 
 
 @dataclass
@@ -173,6 +176,8 @@ def run_canary(case: Case, req: CanaryRequest, on_event: Callable[[Event], None]
                          entry_file=f"skills/{entry}/SKILL.md" if entry else None)
         result = score(spec, run.parsed.calls)
         record = build_record(case, req, run, result, entry, paths)
+        if run.cancelled:
+            record = record.model_copy(update={"valid": False, "invalid_reason": "cancelled"})
         return CanaryResult(record, result, run, run_dir)
     finally:
         if not req.keep:
@@ -190,4 +195,5 @@ def _run(req: CanaryRequest, prompt: str, repo: Path, run_dir: Path, plugin: Pat
                          field="--model")
     return run_host(req.host, prompt, repo, run_dir, script=req.script, faults=faults, on_event=on_event,
                     timeout=req.timeout, silence_timeout=req.silence_timeout, model=req.model,
-                    placeholders=placeholders, add_dirs=(plugin,), binary=req.binary, plugin=plugin)
+                    placeholders=placeholders, add_dirs=(plugin,), binary=req.binary, plugin=plugin,
+                    cancel=req.cancel)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -53,6 +54,8 @@ class HostRun:
     offered_plugins: list[str] = field(default_factory=list)
     server_errors: list[str] = field(default_factory=list)
     session_log: Path | None = None
+    cancelled: bool = False
+    """The caller cancelled the run: its process group was stopped before the host ended."""
 
     def skill_offered(self, name: str) -> bool:
         """Whether NAME (a skill, `plugin:skill`, or a plugin) was offered to the model."""
@@ -119,7 +122,7 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
              placeholders: Mapping[str, str] | None = None, extra_env: Mapping[str, str] | None = None,
              add_dirs: Iterable[Path] = (), binary: Path | None = None, probe: bool = True,
              plugin: Path | None = None, seed: int = 0,
-             wrap: Callable[[Launch], Launch] | None = None) -> HostRun:
+             wrap: Callable[[Launch], Launch] | None = None, cancel: threading.Event | None = None) -> HostRun:
     """Run HOST once on REPO; a SCRIPT runs it against a fresh scripted model server on 127.0.0.1.
 
     `plugin` is the run's plugin copy, given to the host the way it loads skills (Claude
@@ -127,6 +130,7 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
     the script's `{plugin}`. `extra_env` is applied after the adapter's environment (tests use it to
     add a logging proxy). `model` names a real model when no script is given (sim: the name it
     reports; it then runs its policy with `seed`). The sim simulates the no-output fault itself.
+    `cancel`, once set, stops the host's process group (`run_process`); the run says `cancelled`.
     """
     ad = adapter(host)
     exe = binary or ad.default_binary() or require_binary(host)
@@ -158,7 +162,8 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
             launch = wrap(launch)
         result: ProcessResult = run_process(launch.argv, env=launch.env, cwd=launch.cwd,
                                             stdout_path=run_dir / "stdout.jsonl", stderr_path=run_dir / "stderr.txt",
-                                            on_line=feed, timeout=timeout, silence_timeout=silence_timeout)
+                                            on_line=feed, timeout=timeout, silence_timeout=silence_timeout,
+                                            cancel=cancel)
     finally:
         if server is not None:
             server.stop()
@@ -173,7 +178,7 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
             parsed = parse_lines("codex", _lines(run_dir / "stdout.jsonl"), _lines(session_log))
     run = HostRun(host, parsed, run_dir / "stdout.jsonl", run_dir / "stderr.txt", result.exit_code,
                   result.timed_out, result.duration, started_at, datetime.now(UTC).isoformat(timespec="seconds"),
-                  launch, session_log=session_log)
+                  launch, session_log=session_log, cancelled=result.cancelled)
     _gates(run, server, exe, probe)
     return run
 

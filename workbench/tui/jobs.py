@@ -2,7 +2,8 @@
 
 Each job runs in a thread worker and reports ONLY through `post` (a thread-safe message post).
 Scoring, records and batches are the core's and the runner's; this module only wires callbacks to
-messages and adds cancel: stop the host process groups under the run folder.
+messages. Cancel is the runner's own hook: a `threading.Event` handed to `run_host` (through the
+canary request, or the batch's host function); setting it stops the host's process group.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from workbench.tui.messages import (
     RunScored,
     WorkbenchMessage,
 )
-from workbench.tui.procs import stop_runs
 
 Post = Callable[[WorkbenchMessage], Any]
 WORKTREE = "@worktree"
@@ -53,7 +53,6 @@ class CanaryJob:
     """A `workbench.modelstub.Script` instead of a model (self-checks, tests); None: the host's model."""
     cancelled: threading.Event = field(default_factory=threading.Event)
     run_dir: Path | None = None
-    killed: int = 0
     _events: list[Any] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -97,7 +96,7 @@ class CanaryJob:
             fixture = self.ws.base_fixture
             req = CanaryRequest(host=self.host, plugin=self.plugin(tmp), fixture=fixture if fixture.is_dir() else None,
                                 model=self.model or None, arm=None if self.arm == WORKTREE else self.arm,
-                                timeout=self.timeout, script=self.script)
+                                timeout=self.timeout, script=self.script, cancel=self.cancelled)
             result = run_canary(self.case, req, on_event=lambda e: self._seen(e, post),
                                 on_setup=setup)
         except (InputError, OSError, ValueError) as exc:
@@ -105,22 +104,17 @@ class CanaryJob:
             return
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        record = result.record
-        if self.cancelled.is_set():
-            record = record.model_copy(update={"valid": False, "invalid_reason": "cancelled"})
+        record = result.record  # a cancelled run is recorded invalid `cancelled` by the runner
         self.record_path.parent.mkdir(parents=True, exist_ok=True)
         append_record(self.record_path, record)
-        if self.cancelled.is_set():
-            post(RunCancelled(self.run_id, self.killed))
+        if result.run.cancelled:
+            post(RunCancelled(self.run_id))
         post(RunScored(self.run_id, record, str(self.record_path),
-                       "cancelled: recorded as invalid" if self.cancelled.is_set() else ""))
+                       "cancelled: recorded as invalid" if result.run.cancelled else ""))
 
-    def cancel(self) -> int:
-        """Mark cancelled and stop the host's process group (blocking up to the grace period)."""
+    def cancel(self) -> None:
+        """Ask the runner to stop the host's process group (the run then ends as `cancelled`)."""
         self.cancelled.set()
-        if self.run_dir is not None:
-            self.killed = stop_runs(self.run_dir)
-        return self.killed
 
 
 class BatchCancelled(RuntimeError):
@@ -151,8 +145,8 @@ class BatchJob:
         def host_fn(*args: Any, **kwargs: Any) -> Any:
             if self.cancelled.is_set():
                 raise BatchCancelled("aborted before this run started")
-            run = run_host(*args, **kwargs)
-            if self.cancelled.is_set():
+            run = run_host(*args, **{**kwargs, "cancel": self.cancelled})
+            if run.cancelled or self.cancelled.is_set():
                 raise BatchCancelled("aborted during this run")
             return run
 
@@ -175,7 +169,7 @@ class BatchJob:
             shutil.rmtree(self.workdir, ignore_errors=True)
             post(BatchFinished(result, note))
 
-    def abort(self) -> int:
-        """Stop launching runs and kill those in flight; their half runs are never recorded."""
+    def abort(self) -> None:
+        """Stop launching runs and stop those in flight (the runner kills their groups); half runs are
+        never recorded, the records already written stay."""
         self.cancelled.set()
-        return stop_runs(self.workdir)

@@ -58,12 +58,11 @@ class RunScored(WorkbenchMessage):
 
 
 class RunCancelled(WorkbenchMessage):
-    """The user cancelled a run; its process group was killed."""
+    """The user cancelled a run and the runner stopped its process group (TERM, then KILL)."""
 
-    def __init__(self, run_id: int, killed: int) -> None:
+    def __init__(self, run_id: int) -> None:
         super().__init__()
         self.run_id = run_id
-        self.killed = killed
 
 
 class RunFailed(WorkbenchMessage):

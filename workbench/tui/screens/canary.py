@@ -128,11 +128,7 @@ class CanaryScreen(Screen[None]):
             self.notify("no canary is running")
             return
         self.status("cancelling: stopping the host's process group …")
-        self.cancel_job(self.job)
-
-    @work(thread=True, group="cancel", exit_on_error=False)
-    def cancel_job(self, job: CanaryJob) -> None:
-        job.cancel()
+        self.job.cancel()  # the runner's read loop sees it and stops the group
 
     @on(RunPathsKnown)
     def paths_known(self, message: RunPathsKnown) -> None:
@@ -171,7 +167,7 @@ class CanaryScreen(Screen[None]):
     @on(RunCancelled)
     def cancelled(self, message: RunCancelled) -> None:
         if message.run_id == self.run_id:
-            self.notify(f"cancelled: {message.killed} process group(s) stopped")
+            self.notify("cancelled: the host's process group was stopped")
 
     @on(RunFailed)
     def failed(self, message: RunFailed) -> None:
