@@ -13,9 +13,11 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from workbench.core.events import Event
 from workbench.core.models import Case, RunRecord, ScoreSpec
 from workbench.core.records import append_record
 from workbench.core.scoring import score
@@ -52,8 +54,12 @@ class LiveResult:
 
 def run_live(case: Case, host: str, *, home: Path, plugin: Path, guarded: list[Path], record_path: Path,
              fixture: Path | None = None, model: str | None = None, script: Script | None = None,
-             binary: Path | None = None, timeout: float = 600.0) -> LiveResult:
-    """One live-install run; the record is appended (invalid `guard` when anything outside changed)."""
+             binary: Path | None = None, timeout: float = 600.0, on_event: Callable[[Event], None] | None = None,
+             on_setup: Callable[[Mapping[str, str]], None] | None = None) -> LiveResult:
+    """One live-install run; the record is appended (invalid `guard` when anything outside changed).
+
+    `on_event` sees each normalized event as the host emits it and `on_setup` the path -> label
+    mapping before the host starts (the TUI's live call pane), as for a canary."""
     from workbench.runner.canary import CanaryRequest, build_record, entry_skill
     from workbench.runner.fixture import make_fixture
     from workbench.runner.guard import Guard
@@ -65,17 +71,19 @@ def run_live(case: Case, host: str, *, home: Path, plugin: Path, guarded: list[P
     try:
         repo = run_dir / "repo"
         make_fixture(repo, case, fixture)
+        paths = {str(repo): "<repo>", str(run_dir): "<run>", str(home): "~", str(plugin): "<plugin>"}
+        paths.update({os.path.realpath(k): v for k, v in list(paths.items())})
+        if on_setup is not None:
+            on_setup(paths)
         run = run_host(host, case.prompt.replace("{repo}", str(repo)), repo, run_dir, script=script, model=model,
                        timeout=timeout, placeholders={"repo": str(repo), "home": str(home)},
-                       binary=binary or _live_binary(host), plugin=plugin if host == "sim" else None,
+                       binary=binary or _live_binary(host), plugin=plugin if host == "sim" else None, on_event=on_event,
                        wrap=lambda launch: live_launch(launch, run_dir / "home", home, scripted=script is not None))
         entry = entry_skill(plugin, case.required)
         spec = ScoreSpec(kind=case.kind, required=case.required, moment=case.moment, entry_skill=entry,
                          entry_file=f"skills/{entry}/SKILL.md" if entry else None)
         result = score(spec, run.parsed.calls)
         req = CanaryRequest(host=host, plugin=plugin, script=script, model=model)
-        paths = {str(repo): "<repo>", str(run_dir): "<run>", str(home): "~", str(plugin): "<plugin>"}
-        paths.update({os.path.realpath(k): v for k, v in list(paths.items())})
         record = build_record(case, req, run, result, entry, paths).model_copy(update={"condition": "live-install"})
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)

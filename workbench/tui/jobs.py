@@ -38,6 +38,29 @@ WORKTREE = "@worktree"
 
 
 @dataclass
+class EventBuffer:
+    """A run's events between the worker and the UI: at most one HostEventsSeen is pending at a time."""
+
+    run_id: int
+    _events: list[Any] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def take(self) -> list[Any]:
+        """The events seen since the last take (UI thread)."""
+        with self._lock:
+            events, self._events = self._events, []
+        return events
+
+    def seen(self, event: Any, post: Post) -> None:
+        """Buffer EVENT; post a message only when none is pending (the buffer was empty)."""
+        with self._lock:
+            self._events.append(event)
+            first = len(self._events) == 1
+        if first:
+            post(HostEventsSeen(self.run_id, self.take))
+
+
+@dataclass
 class CanaryJob:
     """One canary from the TUI: the case, where it runs, and how to stop it."""
 
@@ -53,22 +76,13 @@ class CanaryJob:
     """A `workbench.modelstub.Script` instead of a model (self-checks, tests); None: the host's model."""
     cancelled: threading.Event = field(default_factory=threading.Event)
     run_dir: Path | None = None
-    _events: list[Any] = field(default_factory=list)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    buffer: EventBuffer = field(init=False)
 
-    def take(self) -> list[Any]:
-        """The events seen since the last take (UI thread)."""
-        with self._lock:
-            events, self._events = self._events, []
-        return events
+    def __post_init__(self) -> None:
+        self.buffer = EventBuffer(self.run_id)
 
     def _seen(self, event: Any, post: Post) -> None:
-        """Buffer EVENT; post a message only when none is pending (the buffer was empty)."""
-        with self._lock:
-            self._events.append(event)
-            first = len(self._events) == 1
-        if first:
-            post(HostEventsSeen(self.run_id, self.take))
+        self.buffer.seen(event, post)
 
     @property
     def record_path(self) -> Path:
@@ -115,6 +129,49 @@ class CanaryJob:
     def cancel(self) -> None:
         """Ask the runner to stop the host's process group (the run then ends as `cancelled`)."""
         self.cancelled.set()
+
+
+@dataclass
+class PostinstallJob:
+    """The post-install check from the TUI: `run_live` on the live install, streamed like a canary."""
+
+    run_id: int
+    ws: Workspace
+    case: Case
+    host: str = "sim"
+    model: str | None = None
+    home: Path = field(default_factory=Path.home)
+    script: Any = None
+    """A `workbench.modelstub.Script` instead of a model (tests); None: the host's model or policy."""
+    buffer: EventBuffer = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.buffer = EventBuffer(self.run_id)
+
+    @property
+    def record_path(self) -> Path:
+        return self.ws.records_dir / "live-install.jsonl"
+
+    def run(self, post: Post) -> None:
+        """Run once on the live install; post paths, every event, then RunScored (the guard's result
+        as its note) or RunFailed."""
+        from workbench.commands.postinstall import run_live
+
+        fixture = self.ws.base_fixture
+        try:
+            if self.host != "sim" and self.model is None and self.script is None:
+                raise InputError(f"{self.host} needs a model (your login)", field="model")
+            self.record_path.parent.mkdir(parents=True, exist_ok=True)
+            result = run_live(self.case, self.host, home=self.home, plugin=self.ws.plugin_dir,
+                              guarded=[self.ws.root, self.ws.plugin_dir], record_path=self.record_path,
+                              fixture=fixture if fixture.is_dir() else None, model=self.model, script=self.script,
+                              on_event=lambda e: self.buffer.seen(e, post),
+                              on_setup=lambda paths: post(RunPathsKnown(self.run_id, paths)))
+        except (InputError, OSError, ValueError) as exc:
+            post(RunFailed(self.run_id, str(exc)))
+            return
+        guard = "guard: no change outside the run" if not result.changes else "guard: " + "; ".join(result.changes)
+        post(RunScored(self.run_id, result.record, str(self.record_path), guard))
 
 
 class BatchCancelled(RuntimeError):

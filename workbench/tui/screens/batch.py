@@ -56,6 +56,8 @@ class BatchScreen(Screen[None]):
         self.job: BatchJob | None = None
         self.records: list[RunRecord] = []
         self.row_id: str | None = None
+        self.script: object | None = None
+        """A scripted model for the next batches (tests); None: each host's own model or policy."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -164,7 +166,7 @@ class BatchScreen(Screen[None]):
             confinement = Confinement(home, tuple(guard.checkouts))
         cases = [c for c in view.cases if c.id in f["cases"]]
         return BatchConfig(cases=cases, hosts=f["hosts"], arms=arms, runs=f["runs"], record=record, jobs=f["jobs"],
-                           resume=True, confinement=confinement, guard=guard,
+                           resume=True, confinement=confinement, guard=guard, script=self.script,
                            fixture=ws.base_fixture if ws.base_fixture.is_dir() else None)
 
     def action_start(self) -> None:

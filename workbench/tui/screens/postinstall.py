@@ -1,7 +1,7 @@
 """Post-install check: one run against the user's LIVE install (real HOME and config), with the guard.
 
-The run is the batch issue's `run_live`; it has no live event hook, so its calls appear in the
-same call pane when the run ends, with the guard's result beside the verdict.
+The run is the batch issue's `run_live`, streamed live into the same call pane as a canary
+(`on_event`); its record is written by `run_live`, and the guard's result shows beside the verdict.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from textual.widgets import Footer, Header, Input, Select, Static
 
 from workbench.core.errors import InputError
 from workbench.core.runstate import RunState
-from workbench.tui.messages import RunFailed, RunScored
+from workbench.tui.jobs import PostinstallJob
+from workbench.tui.messages import HostEventsSeen, RunFailed, RunPathsKnown, RunScored
 from workbench.tui.screens.canary import HOSTS
 from workbench.tui.widgets.callpane import CallPane
 
@@ -33,6 +34,15 @@ class PostinstallScreen(Screen[None]):
     BINDINGS = [Binding("ctrl+r", "run", "run check")]
 
     app: WorkbenchApp
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.home = Path.home()
+        """The live HOME the host runs with (tests: a fake one)."""
+        self.script: object | None = None
+        """A scripted model for the next runs (tests); None: the host's own model or policy."""
+        self.run_id = 0
+        self.job: PostinstallJob | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -52,48 +62,60 @@ class PostinstallScreen(Screen[None]):
         self.title = "Post-install check"
         self.sub_title = self.app.workspace_label
         self.query_one("#pi-case", Input).value = str(self.app.view.ws.root / DEFAULT_CASE)
+        self.query_one(CallPane).on_flush = self.show_verdict
 
     def action_run(self) -> None:
-        self.query_one("#canary-status", Static).update("running on the live install …")
-        self.run_check(str(self.query_one("#pi-host", Select).value),
-                       self.query_one("#pi-model", Input).value.strip() or None,
-                       self.query_one("#pi-case", Input).value.strip())
-
-    @work(thread=True, exclusive=True, group="postinstall", exit_on_error=False)
-    def run_check(self, host: str, model: str | None, case_ref: str) -> None:
-        from workbench.commands.postinstall import run_live
         from workbench.core.cases import find_case
 
         ws = self.app.view.ws
         try:
-            if host != "sim" and model is None:
-                raise InputError(f"{host} needs a model (your login)", field="model")
-            case = find_case(case_ref, ws.cases_dir)
-            record_path = ws.records_dir / "live-install.jsonl"
-            record_path.parent.mkdir(parents=True, exist_ok=True)
-            result = run_live(case, host, home=Path.home(), plugin=ws.plugin_dir, guarded=[ws.root, ws.plugin_dir],
-                              record_path=record_path, fixture=ws.base_fixture if ws.base_fixture.is_dir() else None,
-                              model=model)
-        except (InputError, OSError, ValueError) as exc:
-            self.post_message(RunFailed(0, str(exc)))
+            case = find_case(self.query_one("#pi-case", Input).value.strip(), ws.cases_dir)
+        except (InputError, OSError) as exc:
+            self.failed(RunFailed(self.run_id, str(exc)))
             return
-        guard = "guard: no change outside the run" if not result.changes else "guard: " + "; ".join(result.changes)
-        self.post_message(RunScored(0, result.record, str(record_path), guard))
+        self.run_id += 1
+        self.job = PostinstallJob(self.run_id, ws, case, host=str(self.query_one("#pi-host", Select).value),
+                                  model=self.query_one("#pi-model", Input).value.strip() or None, home=self.home,
+                                  script=self.script)
+        self.query_one(CallPane).reset(RunState(kind=case.kind, required=list(case.required), moment=case.moment))
+        self.query_one("#verdict", Static).update("")
+        self.query_one("#canary-status", Static).update(f"running [b]{escape(case.id)}[/b] on the live install of "
+                                                        f"{escape(self.job.host)} …")
+        self.run_check(self.job)
+
+    @work(thread=True, exclusive=True, group="postinstall", exit_on_error=False)
+    def run_check(self, job: PostinstallJob) -> None:
+        job.run(self.post_message)
+
+    @on(RunPathsKnown)
+    def paths_known(self, message: RunPathsKnown) -> None:
+        if message.run_id == self.run_id:
+            self.query_one(CallPane).set_paths(message.paths)
+
+    @on(HostEventsSeen)
+    def events_seen(self, message: HostEventsSeen) -> None:
+        if message.run_id == self.run_id:
+            self.query_one(CallPane).feed_all(message.take())
+
+    def show_verdict(self, state: RunState) -> None:
+        self.query_one("#verdict", Static).update(f"[b]{escape(state.verdict_line(final=False))}[/b]")
 
     @on(RunScored)
     def scored(self, message: RunScored) -> None:
+        if message.run_id != self.run_id:
+            return
         r = message.record
-        state = RunState.from_calls(r.calls, kind=r.kind, required=list(r.required), moment=r.moment or "edit")
         pane = self.query_one(CallPane)
-        pane.reset(state)
         pane.flush(complete=True)
+        state = pane.state
+        line = state.verdict_line(final=True) if state is not None else ""
         gate = "" if r.valid else f" [red](INVALID: {escape(r.invalid_reason or '')})[/red]"
-        self.query_one("#verdict", Static).update(f"[b]{escape(state.verdict_line(final=True))}[/b]   verdict: "
-                                                  f"[reverse b] {r.overall} [/]{gate}")
-        colour = "green" if not message.note.startswith("guard: ") or "no change" in message.note else "red"
+        self.query_one("#verdict", Static).update(f"[b]{escape(line)}[/b]   verdict: [reverse b] {r.overall} [/]{gate}")
+        colour = "green" if "no change" in message.note else "red"
         self.query_one("#canary-status", Static).update(f"[{colour}]{escape(message.note)}[/{colour}] · recorded in "
                                                         f"{escape(message.path)}")
 
     @on(RunFailed)
     def failed(self, message: RunFailed) -> None:
-        self.query_one("#canary-status", Static).update(f"[red]could not run: {escape(message.error)}[/red]")
+        if message.run_id == self.run_id:
+            self.query_one("#canary-status", Static).update(f"[red]could not run: {escape(message.error)}[/red]")
