@@ -28,6 +28,7 @@ from workbench.tui.messages import BatchFinished, BatchRunFinished, BatchStarted
 from workbench.tui.widgets.bars import interval_bar, rate_text
 
 if TYPE_CHECKING:
+    from workbench.modelstub import Script
     from workbench.tui.app import WorkbenchApp
 
 
@@ -56,7 +57,7 @@ class BatchScreen(Screen[None]):
         self.job: BatchJob | None = None
         self.records: list[RunRecord] = []
         self.row_id: str | None = None
-        self.script: object | None = None
+        self.script: Script | None = None
         """A scripted model for the next batches (tests); None: each host's own model or policy."""
 
     def compose(self) -> ComposeResult:
