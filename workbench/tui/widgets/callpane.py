@@ -37,7 +37,7 @@ FOLD_BUDGET = 0.012
 """Seconds a flush may spend folding queued events (the rest wait for the next flush)."""
 FOLD_SLICE = 256
 """Events folded between two looks at the clock."""
-SCORE_SHARE = 4.0
+SCORE_SHARE = 10.0
 """After asking the scorer took t seconds, ask again no sooner than SCORE_SHARE * t later."""
 
 
