@@ -21,4 +21,5 @@ class InputError(Exception):
         elif self.line is not None:
             where = f"line {self.line}: "
         field = f"{self.field}: " if self.field else ""
-        return f"{where}{field}{self.message}"
+        text = f"{where}{field}{self.message}"
+        return text.replace("\r", "\\r").replace("\n", "\\n")  # one line, even for a key holding a newline
