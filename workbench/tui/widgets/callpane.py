@@ -97,7 +97,7 @@ class CallPane(ScrollView, can_focus=True):
         self.cursor = -1
         self._scored_version, self._score_due = -1, 0.0
         self._dirty = dict.fromkeys(state.order) if state is not None else {}
-        self._layout_stale = True
+        self._layout_stale, self._follow = True, True
         self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
 
