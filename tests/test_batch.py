@@ -13,8 +13,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import git
 import pytest
-from batch_support import SECRET, World, config, make_world
+from batch_support import SECRET, World, batch_cli, config, make_world
 
 from workbench.core.batches import batch_states, partial_batches
 from workbench.core.records import Loaded, load_file
@@ -222,3 +223,45 @@ def test_cli_refuses_without_bwrap_unless_unconfined(tmp_path: Path) -> None:
     done = subprocess.run([*argv, "--unconfined"], cwd=w.ws, env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert [r.condition for r in records(w).records] == ["unconfined"]
+
+
+def test_a_workspace_arm_by_bare_name_brings_its_ref_and_env(tmp_path: Path) -> None:
+    """`--arms baseline,off`: `off` is `[arms.off]` of workbench.toml (a ref and a hook's off-switch)."""
+    from dataclasses import replace
+
+    from workbench.commands.batch import workspace_arm
+    from workbench.core.workspace import load_workspace
+
+    w = make_world(tmp_path)
+    toml = w.ws / "workbench.toml"
+    toml.write_text(toml.read_text() + '\n[arms.off]\nref = "HEAD~1"\nenv = { EVAL_INJECTION_OFF = "1" }\n')
+    ws = load_workspace(w.ws)
+    base, off = workspace_arm(ws, "baseline", ""), workspace_arm(ws, "off", "")
+    head = git.Repo(w.ws)
+    assert base.sha == head.head.commit.hexsha and base.env == {}
+    assert off.sha == head.commit("HEAD~1").hexsha and off.env == {"EVAL_INJECTION_OFF": "1"}
+    assert workspace_arm(ws, "off", "HEAD").env == {"EVAL_INJECTION_OFF": "1"}  # NAME=REF keeps the env
+
+    seen: list[tuple[tuple[str, str], ...]] = []
+
+    def spying_host(*args: Any, **kwargs: Any) -> HostRun:
+        seen.append(tuple(sorted((kwargs.get("extra_env") or {}).items())))
+        return run_host(*args, **kwargs)
+
+    cfg = replace(config(w), arms=[base, off])
+    result = run_batch(cfg, run_host_fn=spying_host)
+    assert result.complete
+    assert Counter(seen) == {(): 2, (("EVAL_INJECTION_OFF", "1"),): 2}  # 2 cases x 1 run per arm
+    assert {r.arm: r.source for r in records(w).records} == {"baseline": base.sha, "off": off.sha}
+
+
+def test_cli_refuses_a_case_whose_moment_is_impossible(tmp_path: Path) -> None:
+    w = make_world(tmp_path)
+    (w.ws / "cases" / "merge-nothing.toml").write_text(
+        'target = "commit"\nkind = "positive"\nprompt = "Merge fix/divide into main."\n'
+        'required = ["commit.md"]\nmoment = "merge"\n')
+    proc = batch_cli(w, "sim", "--unconfined", runs=1)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2, err
+    assert b"merge-nothing" in err and b"fix/divide" in err and len(err.strip().splitlines()) == 1
+    assert not w.record.exists()

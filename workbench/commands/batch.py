@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import sys
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
@@ -19,6 +21,10 @@ from workbench.core.cases import load_case, load_cases
 from workbench.core.errors import InputError
 from workbench.core.models import Case
 from workbench.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from workbench.core.workspace import Workspace
+    from workbench.runner.arms import Arm
 
 HOSTS = ("sim", "claude", "codex", "opencode", "gemini", "grok")
 
@@ -86,11 +92,34 @@ def _binaries(hosts: list[str]) -> dict[str, Path]:
     return {h: adapter(h).default_binary() or require_binary(h) for h in hosts}
 
 
+def refuse_impossible(cases: list[Case]) -> None:
+    """Refuse the batch before its first run when a case's fixture makes its moment impossible."""
+    from workbench.runner.fixture import check_possible
+
+    for case in cases:
+        try:
+            check_possible(case)
+        except InputError as err:
+            raise InputError(f"case {case.id}: {err.message}", field=err.field) from None
+
+
+def workspace_arm(ws: Workspace, name: str, ref: str) -> Arm:
+    """NAME=REF as given, or a bare NAME from the workspace's arms; either way with the env the
+    workspace file sets for that arm (`[arms.NAME] env`)."""
+    from workbench.core.wording import resolve_arm as named_arm
+    from workbench.runner.arms import resolve_arm
+
+    info = named_arm(ws, name) if not ref else None
+    arm = resolve_arm(ws.plugin_dir, name, info.ref if info else ref)
+    env = info.env if info else (ws.config.arms[name].env if name in ws.config.arms else {})
+    return replace(arm, env=dict(env))
+
+
 def run(args: argparse.Namespace) -> int:
     """Build the batch from the workspace and options, run it with a progress bar, report."""
     from workbench.core.workspace import load_workspace
     from workbench.modelstub import load_script
-    from workbench.runner.arms import parse_arms, resolve_arm
+    from workbench.runner.arms import parse_arms
     from workbench.runner.batch import BatchAborted, BatchConfig, run_batch
     from workbench.runner.confine import Confinement, bwrap_path
     from workbench.runner.guard import Guard
@@ -107,7 +136,8 @@ def run(args: argparse.Namespace) -> int:
     if args.retry_invalid and not args.resume:
         raise InputError("--retry-invalid needs --resume", field="--retry-invalid")
     cases = select_cases(args.cases, ws.cases_dir)
-    arms = [resolve_arm(ws.plugin_dir, n, r) for n, r in parse_arms(args.arms)]
+    refuse_impossible(cases)
+    arms = [workspace_arm(ws, n, r) for n, r in parse_arms(args.arms)]
     home = Path(args.home).resolve() if args.home else Path.home()
     record = Path(args.record).resolve()
     guarded = [ws.root, *(a.repo_root for a in arms), *map(Path, args.guard)]

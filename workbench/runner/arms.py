@@ -11,7 +11,8 @@ from __future__ import annotations
 import io
 import shutil
 import tarfile
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import git
@@ -31,6 +32,8 @@ class Arm:
     repo_root: Path
     subdir: str
     """The plugin folder relative to the repo root ('' when the plugin is the whole repo)."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Environment the host gets for this arm (e.g. a hook's off-switch, `EVAL_INJECTION_OFF=1`)."""
 
     @property
     def worktree(self) -> bool:
@@ -38,12 +41,13 @@ class Arm:
 
 
 def parse_arms(spec: str) -> list[tuple[str, str]]:
-    """`A=REF,B=REF` -> [(A, REF), (B, REF)]; names must be unique and non-empty."""
+    """`A=REF,B` -> [(A, REF), (B, "")]; a bare name is an arm of the workspace (`workbench arm list`),
+    resolved by the caller. Names must be unique and non-empty."""
     out: list[tuple[str, str]] = []
     for part in (p.strip() for p in spec.split(",") if p.strip()):
         name, sep, ref = part.partition("=")
-        if not sep or not name.strip() or not ref.strip():
-            raise InputError(f"expected NAME=REF, got {part!r}", field="--arms")
+        if not name.strip() or (sep and not ref.strip()):
+            raise InputError(f"expected NAME=REF or an arm name, got {part!r}", field="--arms")
         if name.strip() in (n for n, _ in out):
             raise InputError(f"arm {name.strip()!r} given twice", field="--arms")
         out.append((name.strip(), ref.strip()))
