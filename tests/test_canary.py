@@ -79,3 +79,32 @@ def test_bad_input_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["canary", "--host", "sim", "--prompt", "p", "--require", "a.md", "--moment", "later"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "no-such-case" in err[0] and "moment" in err[1]
+
+
+def test_arm_builds_the_plugin_from_its_commit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--arm NAME=REF` runs the plugin as committed at REF (not the working folder) and records its sha."""
+    import git
+
+    plugin = tmp_path / "plugin"
+    (plugin / "skills" / "ops" / "workflows").mkdir(parents=True)
+    (plugin / "skills" / "ops" / "SKILL.md").write_text("---\nname: ops\ndescription: ops\n---\n")
+    (plugin / "skills" / "ops" / "workflows" / "commit.md").write_text("committed procedure\n")
+    repo = git.Repo.init(plugin, initial_branch="main")
+    repo.git.add(A=True)
+    actor = git.Actor("t", "t@localhost")
+    sha = repo.index.commit("arm", author=actor, committer=actor).hexsha
+    (plugin / "skills" / "ops" / "workflows" / "commit.md").unlink()  # only in the working folder
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps(SCRIPT))
+    records = tmp_path / "r.jsonl"
+    code = main(["canary", "--host", "sim", "--prompt", "Fix the typo and commit", "--require",
+                 "workflows/commit.md", "--moment", "commit", "--script", str(script), "--plugin", str(plugin),
+                 "--arm", "v1=HEAD", "--record", str(records), "--json"])
+    record = json.loads(capsys.readouterr().out)
+    assert code == 0 and record["arm"] == "v1" and record["source"] == sha
+    assert record["verdict"] == {"workflows/commit.md": "fired"}  # read from the commit's copy
+    code = main(["canary", "--host", "sim", "--prompt", "Fix the typo and commit", "--require",
+                 "workflows/commit.md", "--moment", "commit", "--script", str(script), "--plugin", str(plugin),
+                 "--arm", "wt=@worktree", "--record", str(records), "--json"])
+    record = json.loads(capsys.readouterr().out)
+    assert record["source"] is None and record["verdict"] == {"workflows/commit.md": "skip"}  # file gone

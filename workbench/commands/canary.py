@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -23,17 +23,26 @@ from workbench.core.moments import matches, parse_moment
 from workbench.core.paths import suffix_match
 from workbench.core.records import append_record
 from workbench.core.scoring import read_paths
+from workbench.core.workspace import Workspace, load_workspace
 from workbench.exitcodes import ExitCode
 from workbench.modelstub import load_script
 
 HOST_CHOICES = ("sim", "claude", "codex", "opencode", "gemini", "grok")
-PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
+if TYPE_CHECKING:
+    from workbench.runner.arms import Arm
 
 
-def workspace(cwd: Path | None = None) -> Path:
-    """The workspace: the current folder when it has a workbench.toml, else the bundled demo."""
-    here = cwd or Path.cwd()
-    return here if (here / "workbench.toml").is_file() else PACKAGE_ROOT
+def canary_arm(spec: str, ws: Workspace, plugin: Path) -> Arm:
+    """`NAME=REF`, `NAME=@worktree` (canaries only: the plugin folder as it is) or a workspace arm's NAME."""
+    from workbench.commands.batch import workspace_arm
+    from workbench.runner.arms import WORKTREE, resolve_arm
+
+    name, _, ref = spec.partition("=")
+    if ref == WORKTREE:
+        return resolve_arm(plugin, name, ref, allow_worktree=True)
+    if ref and plugin.resolve() != ws.plugin_dir.resolve():  # --plugin elsewhere: its own repo's ref
+        return resolve_arm(plugin, name, ref)
+    return workspace_arm(ws, name, ref)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,8 +52,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                    "score it and append one record (condition canary).")
     p.add_argument("case", nargs="?", help="a case id of the workspace's cases/ or a case TOML file")
     p.add_argument("--host", required=True, choices=HOST_CHOICES)
-    p.add_argument("--arm", metavar="NAME=REF", help="the arm under test; recorded by NAME only for now "
-                   "(arms that check out a plugin ref are built by the batch runner)")
+    p.add_argument("--arm", metavar="NAME[=REF]", help="the arm under test: NAME=REF (a git ref of the plugin "
+                   "repo, or @worktree for uncommitted edits) or a workspace arm's NAME (`workbench arm list`)")
     model = p.add_mutually_exclusive_group()
     model.add_argument("--model", help="a real model name (uses your login); sim: the reported model name")
     model.add_argument("--script", metavar="FILE", help="a host-neutral script (.json/.toml) for the "
@@ -124,31 +133,32 @@ def run(args: argparse.Namespace) -> int:
     """Resolve the case and options, run the canary, print and record it."""
     from workbench.runner.canary import CanaryRequest, run_canary
 
-    ws = workspace()
+    ws = load_workspace()
     if args.prompt is not None:
         if args.case:
             raise InputError("give either CASE or --prompt, not both", field="CASE")
         case = ad_hoc_case(args)
     elif args.case:
-        case = find_case(args.case, ws / "cases")
+        case = find_case(args.case, ws.cases_dir)
     else:
         raise InputError("give a CASE (id or file) or an ad hoc --prompt with --require", field="CASE")
-    plugin = Path(args.plugin) if args.plugin else ws / "plugin"
+    plugin = Path(args.plugin) if args.plugin else ws.plugin_dir
     if not plugin.is_dir():
         raise InputError(f"plugin folder not found: {plugin}", field="--plugin")
-    fixture = Path(args.fixture) if args.fixture else ws / "fixtures" / "base"
+    fixture = Path(args.fixture) if args.fixture else ws.base_fixture
     if args.fixture and not fixture.is_dir():
         raise InputError(f"fixture folder not found: {fixture}", field="--fixture")
     script = load_script(args.script) if args.script else None
-    arm = args.arm.split("=", 1)[0] if args.arm else None
+    arm = canary_arm(args.arm, ws, plugin) if args.arm else None
     req = CanaryRequest(host=args.host, plugin=plugin, fixture=fixture if fixture.is_dir() else None,
-                        script=script, model=args.model, arm=arm, timeout=args.timeout)
+                        script=script, model=args.model, arm=arm.name if arm else None, timeout=args.timeout,
+                        arm_from=arm)
     out = sys.stderr if args.json else sys.stdout
     view = LiveView(case, out)
     view.console.print(f"[bold]canary[/bold] {escape(case.id)} on {args.host}: {escape(trim(case.prompt, 90))}")
     result = run_canary(case, req, on_event=view, on_setup=view.set_paths)
     record = result.record
-    append_record(Path(args.record) if args.record else ws / "records" / "canary.jsonl", record)
+    append_record(Path(args.record) if args.record else ws.records_dir / "canary.jsonl", record)
     for name, verdict in record.verdict.items():
         view.console.print(f"verdict [bold]{escape(name)}[/bold]: {verdict}")
     gate = "" if record.valid else f" (INVALID: {record.invalid_reason})"

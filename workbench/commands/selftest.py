@@ -11,7 +11,8 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
-from workbench.commands.canary import HOST_CHOICES, workspace
+from workbench.commands.canary import HOST_CHOICES
+from workbench.core.workspace import load_workspace
 from workbench.exitcodes import ExitCode
 from workbench.hosts import REAL_HOSTS
 from workbench.hosts.install import find_binary, hosts_dir
@@ -39,8 +40,8 @@ def run(args: argparse.Namespace) -> int:
     from workbench.core.errors import InputError
     from workbench.runner.selftest import load_scenarios, run_selftest
 
-    ws = workspace()
-    scenarios = load_scenarios(ws / "canaries")
+    ws = load_workspace()
+    scenarios = load_scenarios(ws.canaries_dir)
     if args.only:
         unknown = set(args.only) - {s.name for s in scenarios}
         if unknown:
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     hosts = args.host or default_hosts()
     err = Console(file=sys.stderr, highlight=False)
     err.print(f"selftest: {len(scenarios)} scenarios x {', '.join(hosts)}")
-    report = run_selftest(scenarios, hosts, plugin=ws / "plugin", workers=args.workers)
+    report = run_selftest(scenarios, hosts, plugin=ws.plugin_dir, workers=args.workers)
     table = Table(title="instrument self-test")
     table.add_column("scenario")
     for host in hosts:

@@ -22,6 +22,7 @@ from workbench.core.events import Event
 from workbench.core.models import Call, Case, RunRecord, Score, ScoreSpec, Verdict
 from workbench.core.scoring import SCORER_RULES, score
 from workbench.modelstub import Fault, Script
+from workbench.runner.arms import Arm, build_copy
 from workbench.runner.fixture import make_fixture
 from workbench.runner.hostrun import HostRun, run_host
 
@@ -47,6 +48,9 @@ class CanaryRequest:
     keep: bool = False
     cancel: threading.Event | None = None
     """Set it to stop the run (its process group); the record is then invalid `cancelled`."""
+    arm_from: Arm | None = None
+    """The arm under test: the plugin copy is built from its commit (not copied from `plugin`), the
+    record keeps its sha as `source`, and the host gets its env. `@worktree` arms copy the folder."""
 
 
 @dataclass
@@ -131,7 +135,8 @@ def build_record(case: Case, req: CanaryRequest, run: HostRun, result: Score, en
     record = RunRecord(
         condition="canary", host=run.host, host_version=run.host_version,
         model=req.model or ("scripted" if req.script is not None else None), served_model=run.served_model,
-        arm=req.arm, case_id=case.id, target=case.target, kind=case.kind, moment=case.moment,
+        arm=req.arm, source=req.arm_from.sha if req.arm_from else None,
+        case_id=case.id, target=case.target, kind=case.kind, moment=case.moment,
         required=list(case.required), calls=[Call.model_validate(clean(c.model_dump())) for c in kept],
         required_read_at={result.keys[k]: v for k, v in result.reads.items()}, moment_at=result.moment_at,
         entry_loaded_at=result.entry_loaded_at, verdict=verdict, overall=overall, valid=valid,
@@ -156,7 +161,10 @@ def run_canary(case: Case, req: CanaryRequest, on_event: Callable[[Event], None]
     try:
         repo, plugin, home, outside = (run_dir / n for n in ("repo", "plugin", "home", "outside"))
         make_fixture(repo, case, req.fixture)
-        shutil.copytree(req.plugin, plugin, ignore=shutil.ignore_patterns(".git"))
+        if req.arm_from is not None:
+            build_copy(req.arm_from, plugin)
+        else:
+            shutil.copytree(req.plugin, plugin, ignore=shutil.ignore_patterns(".git"))
         home.mkdir()
         outside.mkdir()
         for rel, text in req.outside_files.items():
@@ -196,4 +204,4 @@ def _run(req: CanaryRequest, prompt: str, repo: Path, run_dir: Path, plugin: Pat
     return run_host(req.host, prompt, repo, run_dir, script=req.script, faults=faults, on_event=on_event,
                     timeout=req.timeout, silence_timeout=req.silence_timeout, model=req.model,
                     placeholders=placeholders, add_dirs=(plugin,), binary=req.binary, plugin=plugin,
-                    cancel=req.cancel)
+                    cancel=req.cancel, extra_env=dict(req.arm_from.env) if req.arm_from else None)
