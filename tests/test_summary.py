@@ -145,3 +145,15 @@ def test_summary_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture
     path.write_text('{"x": 1}\n{"x": 2}\n')
     assert main(["summary", str(path)]) == 2
     assert str(path) + ":1" in capsys.readouterr().err
+
+
+def test_compare_accepts_arm_names_and_sha_prefixes() -> None:
+    """Arms are told apart by sha; people name them by arm name or a short sha."""
+    a, b = "a" * 40, "b" * 40
+    runs = [rec({"f.md": "skip"}, arm="weak", source=a, run=i) for i in range(4)]
+    runs += [rec({"f.md": "fired"}, arm="fixed", source=b, run=i) for i in range(4)]
+    summary = summarize(runs)
+    for left, right in (("weak", "fixed"), (a[:7], b[:9]), (a, b)):
+        [row] = summary.compare(left, right)
+        assert (row["hits_a"], row["hits_b"], row["delta_pp"]) == (0, 4, 100)
+    assert summary.compare("weak", "nope") == []

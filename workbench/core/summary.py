@@ -166,8 +166,21 @@ class Summary:
                             "kind": cell.kind, "file": key, **row})
         return out
 
+    def arm_of(self, label: str) -> str:
+        """The arm key (sha, or name when no sha) that LABEL names: the key itself, an arm name, or a
+        sha prefix of at least 7 characters. Unknown labels are returned as given (they match nothing)."""
+        keys = {c.arm for c in self.cells.values() if c.arm}
+        if label in keys:
+            return label
+        named = {c.arm for c in self.cells.values() if c.arm and label in c.arm_names}
+        prefixed = {k for k in keys if len(label) >= 7 and k.startswith(label)}
+        found = named or prefixed
+        return found.pop() if len(found) == 1 else label
+
     def compare(self, arm_a: str, arm_b: str) -> list[dict[str, Any]]:
-        """Arm B against arm A on every target both ran: rates, delta in points, exact paired test."""
+        """Arm B against arm A on every target both ran: rates, delta in points, exact paired test.
+        Arms may be named by sha, sha prefix or arm name."""
+        arm_a, arm_b = self.arm_of(arm_a), self.arm_of(arm_b)
         out = []
         for (group, arm, target, kind), cell_a in self.cells.items():
             if arm != arm_a:
