@@ -14,7 +14,8 @@ from workbench.runner.arms import WORKTREE, archive, build_copy, parse_arms, res
 
 def test_parse_arms_pairs_and_errors() -> None:
     assert parse_arms("A=main, B=HEAD~1") == [("A", "main"), ("B", "HEAD~1")]
-    for bad in ("A", "A=", "=x", "A=x,A=y", ""):
+    assert parse_arms("baseline,off=HEAD") == [("baseline", ""), ("off", "HEAD")]  # a bare workspace arm name
+    for bad in ("A=", "=x", "A=x,A=y", "A,A", ""):
         with pytest.raises(InputError):
             parse_arms(bad)
 

@@ -282,7 +282,8 @@ def execute(p: Planned, cfg: BatchConfig, root: Path, tars: dict[str, bytes], ba
         run = run_host_fn(p.key.host, prompt, repo, rd, script=cfg.script, timeout=cfg.timeout,
                           silence_timeout=cfg.silence_timeout, model=cfg.model if cfg.script is None else None,
                           placeholders=placeholders, add_dirs=(plugin,), binary=cfg.binaries.get(p.key.host),
-                          plugin=plugin, seed=p.key.run, wrap=wrap, extra_env=dict(p.arm.env))
+                          plugin=plugin, seed=p.key.run, wrap=wrap,
+                          **({"extra_env": dict(p.arm.env)} if p.arm.env else {}))
         t3 = time.perf_counter()
         leftovers = sweep(rd / "home")
         record = _record(p, cfg, run, plugin, rd, batch, planned)

@@ -25,6 +25,7 @@ BWRAP_FLAGS = ("--die-with-parent", "--new-session", "--unshare-user", "--uid", 
 """The namespace part of the argv; never without the user namespace and the dropped capabilities."""
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
+TMP = Path("/tmp")
 
 
 def bwrap_path() -> str | None:
@@ -90,7 +91,11 @@ class Confinement:
         if not self.share_net:
             argv.append("--unshare-net")
         argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-        for mask in self.masks():
+        masks = self.masks()
+        for keep in self.toolchain:  # a checkout or venv under /tmp (CI clones there) must stay visible
+            if _under(keep, TMP) and keep != TMP and not any(_under(keep, m) for m in masks):
+                argv += ["--ro-bind", str(keep), str(keep)]
+        for mask in masks:
             if _under(run_dir, mask):
                 continue  # never mask the run itself (tests keep runs under a fake home's parent)
             argv += ["--tmpfs", str(mask)]
