@@ -126,3 +126,11 @@ def test_skill_listings_of_claude_and_codex() -> None:
     assert codex_skill_files(codex) == {"review": "/h/.codex/skills/review/SKILL.md", "abs": "/abs/SKILL.md"}
     assert plugins_of(["deploy", "acme:lint", "acme:fmt"]) == ["acme"]
     assert ScriptCall(skill="s").path is None
+
+
+def test_toml_script_errors_name_file_line_and_field(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[steps]]\nsay = "hi"\n\n[[steps.calls]]\nshell = 5\n')
+    with pytest.raises(InputError) as err:
+        load_script(bad)
+    assert (err.value.file, err.value.line, err.value.field) == (str(bad), 5, "steps[0].calls[0].shell")

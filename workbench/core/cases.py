@@ -15,30 +15,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from workbench.core.errors import InputError
+from workbench.core.locate import field_name, key_line
 from workbench.core.models import Case
 from workbench.core.moments import parse_moment
 from workbench.core.paths import suffix_match
 from workbench.core.routing import Row, find_row, parse_files, required_key
-
-
-def _loc(loc: tuple[int | str, ...]) -> str:
-    """`('branches', 0, 'name')` -> `branches[0].name`."""
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + str(part)
-    return out
-
-
-def _line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
-    """The line where the innermost named key of LOC is set (`key =` or `[key]` table), if findable."""
-    names = [p for p in loc if isinstance(p, str)]
-    lines = text.splitlines()
-    for name in reversed(names):
-        pattern = re.compile(rf"^\s*(\[\[?\s*)?[\"']?{re.escape(name)}[\"']?\s*(=|\]|\.)")
-        for number, line in enumerate(lines, start=1):
-            if pattern.match(line):
-                return number
-    return None
 
 
 def linked_procedures(rows: list[Row]) -> list[str]:
@@ -82,18 +63,18 @@ def parse_case(data: Any, *, file: str | None = None, text: str = "", default_id
         case = Case.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        raise InputError(str(err["msg"]), file=file, line=_line_of(text, err["loc"]),
-                         field=_loc(err["loc"]) or None) from None
+        raise InputError(str(err["msg"]), file=file, line=key_line(text, err["loc"]),
+                         field=field_name(err["loc"]) or None) from None
     try:
         parse_moment(case.moment)
     except InputError as exc:
-        raise InputError(exc.message, file=file, line=_line_of(text, ("moment",)), field="moment") from None
+        raise InputError(exc.message, file=file, line=key_line(text, ("moment",)), field="moment") from None
     if rows is not None and (not case.required or case.exceptions):
         case = case.model_copy(update={"required": default_required(case, rows)})
     if case.kind == "positive" and not case.required:
         known = f" (target {case.target!r} is no routing row)" if rows is not None else ""
         raise InputError(f"a positive case needs at least one required file{known}", file=file,
-                         line=_line_of(text, ("required",)) or _line_of(text, ("target",)), field="required")
+                         line=key_line(text, ("required",)) or key_line(text, ("target",)), field="required")
     return case
 
 

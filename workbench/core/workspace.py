@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from workbench.core.errors import InputError
+from workbench.core.locate import field_name, key_line
 
 FILENAME = "workbench.toml"
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
@@ -141,22 +142,6 @@ class Workspace(BaseModel):
             else self.routing_files()
 
 
-def key_line(text: str, loc: tuple[int | str, ...]) -> int | None:
-    """The line of TEXT where the innermost string key of LOC is set (`key =` or `[a.key]`)."""
-    names = [p for p in loc if isinstance(p, str)]
-    lines = text.splitlines()
-    for name in reversed(names):
-        pattern = re.compile(rf"^\s*(\[\[?\s*([\w.\"'-]+\.)?)?[\"']?{re.escape(name)}[\"']?\s*(=|\]|\.)")
-        for number, line in enumerate(lines, start=1):
-            if pattern.match(line):
-                return number
-    return None
-
-
-def _dotted(loc: tuple[int | str, ...]) -> str:
-    return ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in loc).replace(".[", "[")
-
-
 def parse_workspace(text: str, *, file: Path) -> WorkspaceFile:
     """Validate the text of a workspace file; bad input -> InputError with file, line and key."""
     try:
@@ -170,7 +155,7 @@ def parse_workspace(text: str, *, file: Path) -> WorkspaceFile:
     except ValidationError as exc:
         err = exc.errors()[0]
         raise InputError(str(err["msg"]), file=str(file), line=key_line(text, err["loc"]),
-                         field=_dotted(err["loc"]) or None) from None
+                         field=field_name(err["loc"]) or None) from None
 
 
 def read_workspace(file: Path) -> Workspace:

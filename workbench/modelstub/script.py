@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from workbench.core.errors import InputError
+from workbench.core.locate import field_name, key_line
 
 CallKind = Literal["read", "shell", "edit", "write", "skill"]
 _KINDS: tuple[CallKind, ...] = ("read", "shell", "edit", "write", "skill")
@@ -123,13 +124,15 @@ def _substitute(value: Any, placeholders: Mapping[str, str]) -> Any:
     return value
 
 
-def parse_script(data: Any, *, file: str | None = None) -> Script:
-    """Validate already-decoded data as a Script; the first problem becomes an InputError."""
+def parse_script(data: Any, *, file: str | None = None, toml_text: str | None = None) -> Script:
+    """Validate already-decoded data as a Script; the first problem becomes an InputError (with its
+    line when the TOML text is given)."""
     try:
         return Script.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        raise InputError(err["msg"], file=file, field=_loc(err["loc"]) or None) from None
+        line = key_line(toml_text, err["loc"]) if toml_text is not None else None
+        raise InputError(err["msg"], file=file, line=line, field=field_name(err["loc"]) or None) from None
 
 
 def load_script(path: str | Path) -> Script:
@@ -151,12 +154,4 @@ def load_script(path: str | Path) -> Script:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"invalid JSON: {exc.msg}", file=str(path), line=exc.lineno) from None
-    return parse_script(data, file=str(path))
-
-
-def _loc(loc: tuple[int | str, ...]) -> str:
-    """`('steps', 1, 'calls', 0, 'edit', 'path')` -> `steps[1].calls[0].edit.path`."""
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + str(part)
-    return out
+    return parse_script(data, file=str(path), toml_text=text if path.suffix.lower() == ".toml" else None)
