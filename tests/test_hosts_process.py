@@ -33,7 +33,7 @@ def test_silence_timeout_kills_the_whole_group(tmp_path: Path) -> None:
             "open('grandchild.pid', 'w').write(str(p.pid))\n"
             "print('started', flush=True)\n"
             "time.sleep(600)")
-    result, lines = start(tmp_path, code, silence_timeout=1.0, timeout=120.0, grace=1.0)
+    result, lines = start(tmp_path, code, silence_timeout=4.0, timeout=120.0, grace=1.0)  # room for a slow start
     assert lines == ["started"] and result.timed_out == "silence"
     assert result.exit_code < 0  # ended by a signal
     grandchild = int((tmp_path / "grandchild.pid").read_text())
@@ -48,7 +48,7 @@ def test_total_timeout_while_talking(tmp_path: Path) -> None:
 
 def test_term_ignored_then_killed(tmp_path: Path) -> None:
     code = "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('x', flush=True)\ntime.sleep(600)"
-    result, _ = start(tmp_path, code, silence_timeout=0.5, grace=0.5)
+    result, _ = start(tmp_path, code, silence_timeout=4.0, grace=0.5)  # SIG_IGN is set before it fires
     assert result.timed_out == "silence" and result.exit_code == -9
 
 
