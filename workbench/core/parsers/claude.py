@@ -24,6 +24,7 @@ from workbench.core.parsers.common import (
     BadShape,
     CallBook,
     JsonLineParser,
+    call_fields,
     excerpt,
     exit_code_in,
     failed_read_paths,
@@ -34,7 +35,6 @@ from workbench.core.parsers.common import (
     get_num,
     get_str,
     str_items,
-    unwrap_command,
 )
 
 SYNTHETIC_MODEL = "<synthetic>"
@@ -173,14 +173,8 @@ class MessagesStreamParser(JsonLineParser):
         tool = get_str(block, "name") or "?"
         args = get_dict(block, "input")
         kind = self.kind_of(tool)
-        fields: dict[str, Any] = {"tool": tool, "kind": kind}
-        if kind == "shell":
-            command = next((c for k in self.COMMAND_KEYS if (c := get_str(args, k))), None)
-            fields["command"] = unwrap_command(command) if command is not None else None
-        elif kind == "skill":
-            fields["skill"] = next((s for k in self.SKILL_KEYS if (s := get_str(args, k))), None)
-        else:
-            fields["path"] = next((p for k in self.PATH_KEYS if (p := get_str(args, k))), None)
+        fields = call_fields(tool, kind, args, command_keys=self.COMMAND_KEYS, skill_keys=self.SKILL_KEYS,
+                             path_keys=self.PATH_KEYS)
         return self.book.start(get_str(block, "id"), **fields)
 
     def finish_call(self, call: Call, block: dict[str, Any]) -> Event:

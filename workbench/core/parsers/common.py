@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
 from workbench.core.events import CallFinished, CallStarted, Event, LineSkipped
-from workbench.core.models import Call
+from workbench.core.models import Call, CallKind
 
 EXCERPT_CHARS = 300
 MAX_LINE = 8 * 1024 * 1024
@@ -94,6 +94,26 @@ def excerpt(text: str | None) -> str | None:
     if not text:
         return None
     return text[:EXCERPT_CHARS]
+
+
+def first_str(args: dict[str, Any], keys: Sequence[str]) -> str | None:
+    """The first non-empty string among ARGS[key] for KEYS (hosts name the same input differently)."""
+    return next((v for k in keys if (v := get_str(args, k))), None)
+
+
+def call_fields(tool: str, kind: CallKind, args: dict[str, Any], *, command_keys: Sequence[str] = ("command",),
+                skill_keys: Sequence[str] = ("name", "skill"), path_keys: Sequence[str] = ("path",)) -> dict[str, Any]:
+    """The normalized fields of a call from its tool input: the unwrapped command for a shell, the skill
+    name for a skill tool, else the target path."""
+    fields: dict[str, Any] = {"tool": tool, "kind": kind}
+    if kind == "shell":
+        command = first_str(args, command_keys)
+        fields["command"] = unwrap_command(command) if command is not None else None
+    elif kind == "skill":
+        fields["skill"] = first_str(args, skill_keys)
+    else:
+        fields["path"] = first_str(args, path_keys)
+    return fields
 
 
 def unwrap_command(command: str) -> str:

@@ -20,6 +20,7 @@ from workbench.core.parsers.common import (
     BadShape,
     CallBook,
     JsonLineParser,
+    call_fields,
     excerpt,
     exit_code_in,
     failed_read_paths,
@@ -28,7 +29,6 @@ from workbench.core.parsers.common import (
     get_int,
     get_list,
     get_str,
-    unwrap_command,
 )
 
 KINDS: dict[str, CallKind] = {
@@ -83,18 +83,10 @@ class GeminiParser(JsonLineParser):
         tool = get_str(obj, "tool_name") or "?"
         args = get_dict(obj, "parameters")
         kind = KINDS.get(tool, "other")
-        fields: dict[str, Any] = {"tool": tool, "kind": kind}
-        if kind == "shell":
-            command = get_str(args, "command")
-            fields["command"] = unwrap_command(command) if command is not None else None
-        elif kind == "skill":
-            fields["skill"] = get_str(args, "name")
-        else:
-            paths = [p for p in get_list(args, "paths") if isinstance(p, str)]
-            fields["path"] = (
-                get_str(args, "file_path") or get_str(args, "absolute_path") or get_str(args, "path")
-                or get_str(args, "dir_path") or (paths[0] if paths else None)
-            )
+        fields = call_fields(tool, kind, args, skill_keys=("name",),
+                             path_keys=("file_path", "absolute_path", "path", "dir_path"))
+        if kind not in ("shell", "skill") and fields["path"] is None:  # read_many_files: the first of `paths`
+            fields["path"] = next((p for p in get_list(args, "paths") if isinstance(p, str) and p), None)
         return self.book.start(get_str(obj, "tool_id"), **fields)
 
     def on_tool_result(self, obj: dict[str, Any]) -> list[Event]:

@@ -23,13 +23,13 @@ from workbench.core.parsers.common import (
     BadShape,
     CallBook,
     JsonLineParser,
+    call_fields,
     excerpt,
     failed_read_paths,
     get_dict,
     get_int,
     get_num,
     get_str,
-    unwrap_command,
 )
 
 KINDS: dict[str, CallKind] = {
@@ -95,14 +95,7 @@ class OpenCodeParser(JsonLineParser):
             tool = get_str(part, "tool") or "?"
             args = get_dict(state, "input")
             kind = KINDS.get(tool, "other")
-            fields: dict[str, Any] = {"tool": tool, "kind": kind}
-            if kind == "shell":
-                command = get_str(args, "command")
-                fields["command"] = unwrap_command(command) if command is not None else None
-            elif kind == "skill":
-                fields["skill"] = get_str(args, "name") or get_str(args, "skill")
-            else:
-                fields["path"] = get_str(args, "filePath") or get_str(args, "path")
+            fields = call_fields(tool, kind, args, path_keys=("filePath", "path"))
             started = self.book.start(call_id, **fields)
             events.append(started)
             call = started.call
