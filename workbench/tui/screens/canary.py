@@ -14,13 +14,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Select, Static
 
 from workbench.core.models import Case
 from workbench.core.runstate import RunState
 from workbench.tui.jobs import WORKTREE, CanaryJob
-from workbench.tui.messages import HostEventsSeen, RunCancelled, RunFailed, RunPathsKnown, RunScored
+from workbench.tui.messages import RunCancelled, RunFailed, RunScored
+from workbench.tui.screens.live import LiveRunScreen
 from workbench.tui.widgets.callpane import CallPane
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 HOSTS = ("sim", "claude", "codex", "opencode", "gemini", "grok")
 
 
-class CanaryScreen(Screen[None]):
+class CanaryScreen(LiveRunScreen):
     """The canary form, the live call pane and the forming verdict."""
 
     BINDINGS = [
@@ -130,38 +130,14 @@ class CanaryScreen(Screen[None]):
         self.status("cancelling: stopping the host's process group …")
         self.job.cancel()  # the runner's read loop sees it and stops the group
 
-    @on(RunPathsKnown)
-    def paths_known(self, message: RunPathsKnown) -> None:
-        if message.run_id == self.run_id:
-            self.query_one(CallPane).set_paths(message.paths)
-
-    @on(HostEventsSeen)
-    def events_seen(self, message: HostEventsSeen) -> None:
-        if message.run_id == self.run_id:
-            self.query_one(CallPane).feed_all(message.take())
-
-    def show_verdict(self, state: RunState) -> None:
-        line = f"[b]{escape(state.verdict_line(final=False))}[/b]"
-        if line != self._verdict:  # a Static update re-lays out the screen: only on change
-            self._verdict = line
-            self.query_one("#verdict", Static).update(line)
-
-    _verdict = ""
-
     @on(RunScored)
     def scored(self, message: RunScored) -> None:
         if message.run_id != self.run_id:
             return
         self.running = False
-        pane = self.query_one(CallPane)
-        pane.flush(complete=True)
         record = message.record
         self.last_record = record
-        state = pane.state
-        line = state.verdict_line(final=True) if state is not None else ""
-        gate = "" if record.valid else f" [red](INVALID: {escape(record.invalid_reason or '')})[/red]"
-        self.query_one("#verdict", Static).update(
-            f"[b]{escape(line)}[/b]   verdict: [reverse b] {record.overall} [/]{gate}")
+        self.show_final(record)
         self.status(f"recorded in {escape(message.path)}" + (f" · {escape(message.note)}" if message.note else ""))
 
     @on(RunCancelled)

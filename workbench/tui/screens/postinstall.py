@@ -14,21 +14,21 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Select, Static
 
 from workbench.core.errors import InputError
 from workbench.core.runstate import RunState
 from workbench.tui.jobs import PostinstallJob
-from workbench.tui.messages import HostEventsSeen, RunFailed, RunPathsKnown, RunScored
+from workbench.tui.messages import RunFailed, RunScored
 from workbench.tui.screens.canary import HOSTS
+from workbench.tui.screens.live import LiveRunScreen
 from workbench.tui.widgets.callpane import CallPane
 
 if TYPE_CHECKING:
     from workbench.tui.app import WorkbenchApp
 
 
-class PostinstallScreen(Screen[None]):
+class PostinstallScreen(LiveRunScreen):
     """Pick a host (and model), run the post-install canary on the live install, see calls and guard."""
 
     BINDINGS = [Binding("ctrl+r", "run", "run check")]
@@ -74,6 +74,7 @@ class PostinstallScreen(Screen[None]):
             self.failed(RunFailed(self.run_id, str(exc)))
             return
         self.run_id += 1
+        self._verdict = ""
         self.job = PostinstallJob(self.run_id, ws, case, host=str(self.query_one("#pi-host", Select).value),
                                   model=self.query_one("#pi-model", Input).value.strip() or None, home=self.home,
                                   script=self.script)
@@ -87,30 +88,11 @@ class PostinstallScreen(Screen[None]):
     def run_check(self, job: PostinstallJob) -> None:
         job.run(self.post_message)
 
-    @on(RunPathsKnown)
-    def paths_known(self, message: RunPathsKnown) -> None:
-        if message.run_id == self.run_id:
-            self.query_one(CallPane).set_paths(message.paths)
-
-    @on(HostEventsSeen)
-    def events_seen(self, message: HostEventsSeen) -> None:
-        if message.run_id == self.run_id:
-            self.query_one(CallPane).feed_all(message.take())
-
-    def show_verdict(self, state: RunState) -> None:
-        self.query_one("#verdict", Static).update(f"[b]{escape(state.verdict_line(final=False))}[/b]")
-
     @on(RunScored)
     def scored(self, message: RunScored) -> None:
         if message.run_id != self.run_id:
             return
-        r = message.record
-        pane = self.query_one(CallPane)
-        pane.flush(complete=True)
-        state = pane.state
-        line = state.verdict_line(final=True) if state is not None else ""
-        gate = "" if r.valid else f" [red](INVALID: {escape(r.invalid_reason or '')})[/red]"
-        self.query_one("#verdict", Static).update(f"[b]{escape(line)}[/b]   verdict: [reverse b] {r.overall} [/]{gate}")
+        self.show_final(message.record)
         colour = "green" if "no change" in message.note else "red"
         self.query_one("#canary-status", Static).update(f"[{colour}]{escape(message.note)}[/{colour}] · recorded in "
                                                         f"{escape(message.path)}")
