@@ -20,7 +20,8 @@ from pydantic import ValidationError
 
 from workbench.core import importer
 from workbench.core.errors import InputError
-from workbench.core.models import RunRecord
+from workbench.core.migrate import migrate
+from workbench.core.models import SCHEMA_VERSION, RunRecord
 
 
 @dataclass(frozen=True)
@@ -110,12 +111,12 @@ def parse_record(obj: Any, *, file: str, line: int) -> RunRecord:
     try:
         if importer.is_agentsmd(obj):
             return importer.convert(obj, file=file, line=line)
-        return RunRecord.model_validate(obj)
+        return RunRecord.model_validate(migrate(obj))
     except ValidationError as err:
         raise InputError(first_message(err), file=file, line=line, field=field_path(err)) from None
 
 
-NATIVE_PREFIX = '{"schema_version":'
+NATIVE_PREFIX = f'{{"schema_version":{SCHEMA_VERSION},'
 
 
 def parse_line(text: str, *, file: str, line: int) -> RunRecord:

@@ -57,7 +57,7 @@ class PostinstallScreen(LiveRunScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        from workbench.commands.postinstall import DEFAULT_CASE
+        from workbench.runner.live import DEFAULT_CASE
 
         self.title = "Post-install check"
         self.sub_title = self.app.workspace_label
