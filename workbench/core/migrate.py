@@ -1,17 +1,23 @@
 """Older record layouts read as the current one: `migrate(data)` turns a decoded line into schema v2.
 
-Pure and the only place that knows old layouts, so every reader (summary, rescore, TUI) sees one
-shape. Version 1 kept the entry gate, guard, rescore and import facts as loose top-level fields;
-version 2 groups them in declared sub-models. A line without `schema_version` (another tool's) and
-a line of the current version pass through unchanged.
+Pure, and the only place that knows old layouts, so every reader (summary, rescore, TUI) sees one
+shape. Version 1 differs in two ways:
+- records from `rescore --write` before one key convention existed keyed `verdict` and
+  `required_read_at` by the required file's BASE NAME (`commit.md`) while `required` held the path
+  as the case names it (`workflows/commit.md`); every producer now keys by the path as given;
+- the entry gate, guard, rescore and import facts were loose top-level fields; version 2 groups them
+  in declared sub-models (`entry`, `guard`, `provenance`).
+A line without `schema_version` (another tool's) and a line of the current version pass unchanged.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from workbench.core.models import SCHEMA_VERSION
+from workbench.core.paths import segments
 
+KEYED = ("verdict", "required_read_at")
+"""Record fields keyed by required file."""
 ENTRY_V1 = {"entry_skill": "skill", "entry_file": "file", "entry_offered": "offered",
             "skill_error": "skill_error", "offered_skills": "offered_skills"}
 """Version-1 top-level field -> field of `entry` (EntryGate)."""
@@ -20,27 +26,55 @@ PROVENANCE_V1 = {"imported_from": "imported_from", "call_status_unknown": "statu
 """Version-1 top-level field -> field of `provenance` (Provenance)."""
 
 
+def _base(path: str) -> str:
+    parts = segments(path)
+    return parts[-1] if parts else path
+
+
+def rekey_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """The decoded v1 record with base-name keys mapped back to the required path as given.
+
+    A key is renamed only when it is not itself a required file and exactly one required file has it
+    as base name; anything else (imported records keyed as their publisher keyed them) is kept."""
+    required = data.get("required")
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        return data
+    by_base: dict[str, list[str]] = {}
+    for req in required:
+        by_base.setdefault(_base(req), []).append(req)
+    out = dict(data)
+    for name in KEYED:
+        value = data.get(name)
+        if not isinstance(value, dict):
+            continue
+        renamed = {}
+        for key, item in value.items():
+            match = by_base.get(key, [])
+            renamed[match[0] if key not in required and len(match) == 1 else key] = item
+        out[name] = renamed
+    return out
+
+
 def _group(data: dict[str, Any], fields: dict[str, str], into: str) -> None:
-    """Move FIELDS present in DATA into the sub-object INTO (kept when no field is present)."""
+    """Move FIELDS present in DATA into the sub-object INTO (left out when every value is empty)."""
     moved = {new: data.pop(old) for old, new in fields.items() if old in data}
     if any(v is not None and v != [] and v is not False for v in moved.values()):
         data[into] = {**moved, **(data.get(into) or {})}
 
 
-def from_v1(data: dict[str, Any]) -> dict[str, Any]:
-    """A version-1 record as version 2 (a new dict; DATA is not changed)."""
+def group_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """The decoded v1 record with its loose gate/guard/provenance fields in the v2 sub-models."""
     out = dict(data)
     _group(out, ENTRY_V1, "entry")
     _group(out, PROVENANCE_V1, "provenance")
     changes = out.pop("guard_changes", None)
     if changes:
         out["guard"] = {"changes": changes}
-    out["schema_version"] = 2
     return out
 
 
 def migrate(data: dict[str, Any]) -> dict[str, Any]:
-    """DATA in the current layout: version-1 records are converted, others returned as they are."""
-    if data.get("schema_version") == 1 and SCHEMA_VERSION == 2:
-        return from_v1(data)
+    """DATA in the current layout (a new dict for an older version; DATA itself is never changed)."""
+    if data.get("schema_version") == 1:
+        return {**group_v1(rekey_v1(data)), "schema_version": 2}
     return data

@@ -120,8 +120,9 @@ NATIVE_PREFIX = f'{{"schema_version":{SCHEMA_VERSION},'
 
 
 def parse_line(text: str, *, file: str, line: int) -> RunRecord:
-    """One JSONL line as a RunRecord. Our own lines are validated straight from JSON (fast path);
-    anything else, or a line that fails there, takes the general path for a precise error."""
+    """One JSONL line as a RunRecord. Our own current-version lines are validated straight from JSON
+    (fast path); anything else (older versions are migrated), or a line that fails there, takes the
+    general path for a precise error."""
     if text.startswith(NATIVE_PREFIX):
         try:
             return RunRecord.model_validate_json(text)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workbench.core.models import Provenance, RescoredFrom, RunRecord, ScoreSpec
-from workbench.core.scoring import SCORER_RULES, overall_verdict, score
+from workbench.core.scoring import SCORER_RULES, score
 
 
 @dataclass(frozen=True)
@@ -36,27 +36,34 @@ class Change:
         return f"{where}: {self.key}: {self.old} -> {self.new}{note}"
 
 
+def had_model_output(record: RunRecord) -> bool:
+    """False for a record marked invalid because the model produced nothing."""
+    return record.valid or record.invalid_reason != "no-output"
+
+
 def rescore(record: RunRecord) -> RunRecord:
-    """A copy of the record judged by the current rules; the previous verdict is kept in `provenance.rescored_from`."""
+    """A copy of the record judged by the current rules; the previous verdict is kept in
+    `provenance.rescored_from`.
+
+    Keys are the record's `required` files as given (the producers' and the importer's convention)."""
     required = record.required or list(record.verdict)
     entry = record.entry
+    output = had_model_output(record)
     if record.moment is not None:
         spec = ScoreSpec(kind=record.kind, required=required, moment=record.moment,
                          entry_skill=entry.skill if entry else None, entry_file=entry.file if entry else None)
-        result = score(spec, record.calls)
-        reads, verdicts, moment_at = result.reads, dict(result.verdicts), result.moment_at
+        result = score(spec, record.calls, model_output=output)
         loaded = result.entry_loaded_at if (spec.entry_skill or spec.entry_file) else record.entry_loaded_at
     else:
         spec = ScoreSpec(kind=record.kind, required=required)
-        result = score(spec, record.calls, moment_at=record.moment_at)
-        reads, verdicts, moment_at = result.reads, dict(result.verdicts), result.moment_at
+        result = score(spec, record.calls, moment_at=record.moment_at, model_output=output)
         loaded = record.entry_loaded_at
     before = RescoredFrom(verdict=dict(record.verdict), overall=record.overall, scorer_rules=record.scorer_rules)
-    update = {"required_read_at": dict(reads), "verdict": verdicts, "moment_at": moment_at,
-              "entry_loaded_at": loaded, "scorer_rules": SCORER_RULES,
+    update = {"required_read_at": dict(result.reads), "verdict": dict(result.verdicts),
+              "moment_at": result.moment_at, "entry_loaded_at": loaded, "scorer_rules": SCORER_RULES,
               "provenance": (record.provenance or Provenance()).model_copy(update={"rescored_from": before})}
-    if record.valid:
-        update["overall"] = overall_verdict(record.kind, verdicts) if verdicts else None
+    if record.valid or not output:
+        update["overall"] = result.overall if result.verdicts else None
     return record.model_copy(update=update)
 
 

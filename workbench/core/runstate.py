@@ -3,9 +3,9 @@
 Pure and Textual-free so it is unit-tested without an event loop. It consumes the normalized
 events a host parser emits (`CallStarted` / `CallFinished` / `TextSeen` / `UsageSeen` /
 `RunEnded`, and `CallsReset` when the final parse replaced the calls), merging a call's start and
-finish into one card keyed by the host's call id (else its index). Verdicts come only from `workbench.core.scoring.score()`: the state asks the scorer about
-the calls seen so far and describes its answer ("read at #2 · moment at #4 → fired"); it never
-judges a read or a moment itself.
+finish into one card keyed by the host's call id (else its index). Verdicts come only from
+`workbench.core.scoring.score()`: the state asks the scorer about the calls seen so far and
+describes its answer ("read at #2 · moment at #4 → fired"); it never judges a read or a moment itself.
 """
 
 from __future__ import annotations

@@ -9,7 +9,6 @@ Nothing else builds a record.
 
 from __future__ import annotations
 
-import inspect
 import os
 import re
 import shutil
@@ -22,7 +21,7 @@ from typing import Any
 
 from workbench import __version__
 from workbench.core.events import CallsReset, Event
-from workbench.core.models import Call, EntryGate, GuardReport, RunRecord, Score, ScoreSpec, Verdict
+from workbench.core.models import Call, EntryGate, GuardReport, RunRecord, Score, ScoreSpec
 from workbench.core.scoring import SCORER_RULES, score
 from workbench.runner.arms import build_copy
 from workbench.runner.fixture import make_fixture
@@ -80,24 +79,6 @@ def run_failure(run: HostRun) -> str | None:
     return None
 
 
-_SCORE_TAKES_OUTPUT = "model_output" in inspect.signature(score).parameters
-
-
-def judge(spec: ScoreSpec, calls: list[Call], model_output: bool) -> tuple[Score, dict[str, Verdict],
-                                                                           dict[str, int | None], Verdict]:
-    """THE scorer's answer with verdicts and reads keyed by the required path as given."""
-    if _SCORE_TAKES_OUTPUT:
-        result = score(spec, calls, model_output=model_output)  # type: ignore[call-arg]
-        return result, dict(result.verdicts), dict(result.reads), result.overall
-    result = score(spec, calls)  # until the scorer keys by the path as given and judges no-output itself
-    keys = getattr(result, "keys", {}) or {}
-    verdicts: dict[str, Verdict] = {keys.get(k, k): v for k, v in result.verdicts.items()}
-    reads = {keys.get(k, k): v for k, v in result.reads.items()}
-    if not model_output:
-        return result, dict.fromkeys(verdicts, "no-output"), reads, "no-output"
-    return result, verdicts, reads, result.overall
-
-
 def invalid_reason(request: RunRequest, run: HostRun, changes: list[str]) -> str | None:
     """The first gate the run failed, in order of precedence; None when the run measured."""
     if changes:
@@ -130,7 +111,7 @@ def build_record(request: RunRequest, run: HostRun, spec: ScoreSpec, redactor: R
                  changes: list[str]) -> tuple[RunRecord, Score]:
     """THE record builder: the scored, redacted record of one run, every field set once."""
     case, calls = request.case, run.parsed.calls
-    result, verdicts, reads, overall = judge(spec, calls, run.parsed.model_output)
+    result = score(spec, calls, model_output=run.parsed.model_output)
     reason = invalid_reason(request, run, changes)
     kept = calls if result.moment_at is None else calls[:result.moment_at + 1]
     known = bool(run.offered_skills or run.offered_plugins or run.parsed.init)
@@ -142,9 +123,9 @@ def build_record(request: RunRequest, run: HostRun, spec: ScoreSpec, redactor: R
         served_model=run.served_model, effort=request.effort, arm=arm.name if arm else None,
         source=arm.sha if arm else None, case_id=case.id, target=case.target, kind=case.kind,
         run=request.identity.run, batch=request.identity.batch, batch_planned=request.identity.planned,
-        moment=case.moment, required=list(case.required), calls=kept, required_read_at=reads,
-        moment_at=result.moment_at, entry_loaded_at=result.entry_loaded_at, verdict=verdicts, overall=overall,
-        valid=reason is None, invalid_reason=reason, tool_calls=len(calls),
+        moment=case.moment, required=list(case.required), calls=kept, required_read_at=dict(result.reads),
+        moment_at=result.moment_at, entry_loaded_at=result.entry_loaded_at, verdict=dict(result.verdicts),
+        overall=result.overall, valid=reason is None, invalid_reason=reason, tool_calls=len(calls),
         failed_calls=[c.index for c in calls if c.status != "ok"], usage=run.parsed.usage,
         started_at=run.started_at, finished_at=run.finished_at, workbench_version=__version__,
         scorer_rules=SCORER_RULES, exit_code=run.exit_code, run_error=ended.error if ended else None,
