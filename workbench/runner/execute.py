@@ -79,21 +79,22 @@ def run_failure(run: HostRun) -> str | None:
     return None
 
 
-def invalid_reason(request: RunRequest, run: HostRun, changes: list[str]) -> str | None:
-    """The first gate the run failed, in order of precedence; None when the run measured."""
+def invalid_reason(request: RunRequest, run: HostRun, changes: list[str], quota: bool) -> str | None:
+    """The first gate the run failed, in order of precedence; None when the run measured. QUOTA: the
+    run's error or stderr said it hit the account's limits (a batch then says `quota`)."""
     if changes:
         return "guard"
     if run.cancelled:
         return "cancelled"
     reason = ("timeout" if run.timed_out is not None else "no-output" if not run.parsed.model_output
               else run_failure(run))
-    if reason is not None and request.door == "batch" and _quota(run):
+    if reason is not None and request.door == "batch" and quota:
         return "quota"
     return reason
 
 
-def _quota(run: HostRun) -> bool:
-    """The run's error or stderr tail says it hit the account's limits (never retried in a loop)."""
+def hit_quota(run: HostRun) -> bool:
+    """The run's error or stderr tail says it hit the account's limits (read before the run folder goes)."""
     ended = run.parsed.ended
     text = " ".join(filter(None, [ended.error if ended else None, _tail(run.stderr_path)]))
     return QUOTA.search(text) is not None
@@ -108,11 +109,11 @@ def _tail(path: Path, size: int = 2000) -> str:
 
 
 def build_record(request: RunRequest, run: HostRun, spec: ScoreSpec, redactor: Redactor,
-                 changes: list[str]) -> tuple[RunRecord, Score]:
+                 changes: list[str], quota: bool = False) -> tuple[RunRecord, Score]:
     """THE record builder: the scored, redacted record of one run, every field set once."""
     case, calls = request.case, run.parsed.calls
     result = score(spec, calls, model_output=run.parsed.model_output)
-    reason = invalid_reason(request, run, changes)
+    reason = invalid_reason(request, run, changes, quota)
     kept = calls if result.moment_at is None else calls[:result.moment_at + 1]
     known = bool(run.offered_skills or run.offered_plugins or run.parsed.init)
     offered = run.skill_offered(spec.entry_skill) if spec.entry_skill and known else None
@@ -185,13 +186,14 @@ def execute(request: RunRequest, on_event: Callable[[Event], None] | None = None
         spec = ScoreSpec(kind=request.case.kind, required=request.case.required, moment=request.case.moment,
                          entry_skill=entry, entry_file=f"skills/{entry}/SKILL.md" if entry else None)
         secrets = login_secrets(run.launch.links.values())
+        quota = hit_quota(run)
     finally:
         t4 = time.perf_counter()
         if not request.keep:
             shutil.rmtree(run_dir, ignore_errors=True)
         seconds["cleanup"] = time.perf_counter() - t4
     changes = guard.changes(before) if guard is not None and before is not None else []
-    record, result = build_record(request, run, spec, Redactor(paths, secrets), changes)
+    record, result = build_record(request, run, spec, Redactor(paths, secrets), changes, quota)
     seconds.update(fixture=t1 - t0, arm=t2 - t1, host=t3 - t2, score=t4 - t3 + time.perf_counter() - t4
                    - seconds["cleanup"])
     return RunResult(record, result, run, run_dir, seconds, leftovers)
@@ -230,6 +232,8 @@ def _run(request: RunRequest, run_dir: Path, plugin: Path, on_event: Callable[[E
             kwargs["wrap"] = lambda launch: conf.wrap(launch, request.host, run_dir, repo)
     if request.arm is not None and request.arm.env:
         kwargs["extra_env"] = dict(request.arm.env)
+    if request.faults:
+        kwargs["faults"] = list(request.faults)
     if request.cancel is not None:
         kwargs["cancel"] = request.cancel
     if request.silence_timeout is not None:
@@ -249,8 +253,8 @@ def _run(request: RunRequest, run_dir: Path, plugin: Path, on_event: Callable[[E
         if on_event is not None:
             on_event(event)
 
-    run = run_host_fn(request.host, prompt, repo, run_dir, script=request.script, faults=list(request.faults),
-                      on_event=seen, timeout=request.timeout, model=request.model, placeholders=placeholders,
+    run = run_host_fn(request.host, prompt, repo, run_dir, script=request.script, on_event=seen,
+                      timeout=request.timeout, model=request.model, placeholders=placeholders,
                       seed=request.identity.seed, **kwargs)
     if on_event is not None and run.parsed.calls != live:
         on_event(CallsReset(tuple(run.parsed.calls)))
