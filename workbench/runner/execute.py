@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench import __version__
-from workbench.core.events import CallsReset, Event
+from workbench.core.events import CallsReset, Event, ParsedRun
 from workbench.core.models import Call, EntryGate, GuardReport, RunRecord, Score, ScoreSpec
 from workbench.core.scoring import SCORER_RULES, score
 from workbench.runner.arms import build_copy
@@ -240,22 +240,17 @@ def _run(request: RunRequest, run_dir: Path, plugin: Path, on_event: Callable[[E
         kwargs["silence_timeout"] = request.silence_timeout
     if request.binary is not None:
         kwargs["binary"] = request.binary
-    live: list[Call] = []
+    live = ParsedRun()  # what a live view folded: the record's parse may differ (Codex's rollout)
 
     def seen(event: Event) -> None:
-        from workbench.core.events import CallFinished, CallStarted
+        live.apply(event)
+        assert on_event is not None
+        on_event(event)
 
-        if isinstance(event, CallStarted | CallFinished):
-            if event.call.index < len(live):
-                live[event.call.index] = event.call
-            else:
-                live.append(event.call)
-        if on_event is not None:
-            on_event(event)
-
-    run = run_host_fn(request.host, prompt, repo, run_dir, script=request.script, on_event=seen,
-                      timeout=request.timeout, model=request.model, placeholders=placeholders,
-                      seed=request.identity.seed, **kwargs)
-    if on_event is not None and run.parsed.calls != live:
+    if on_event is not None:
+        kwargs["on_event"] = seen
+    run = run_host_fn(request.host, prompt, repo, run_dir, script=request.script, timeout=request.timeout,
+                      model=request.model, placeholders=placeholders, seed=request.identity.seed, **kwargs)
+    if on_event is not None and run.parsed.calls != live.calls:
         on_event(CallsReset(tuple(run.parsed.calls)))
     return run
