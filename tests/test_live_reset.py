@@ -8,7 +8,7 @@ from pathlib import Path
 
 from workbench.commands.canary import LiveView
 from workbench.core.cases import parse_case
-from workbench.core.events import CallFinished, CallsReset, Event, ParsedRun
+from workbench.core.events import CallsReset, Event, ParsedRun
 from workbench.core.parsers import make_parser, parse_lines
 from workbench.core.runstate import RunState
 from workbench.hosts.install import find_binary
