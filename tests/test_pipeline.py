@@ -122,6 +122,7 @@ def test_every_cli_door_writes_records_that_rescore_unchanged(tmp_path: Path, mo
     for name, recs in written.items():
         for i, record in enumerate(recs):
             assert record.entry is not None and record.entry.skill == "ops", name
+            assert not record.model_extra, (name, record.model_extra)  # every field declared
             assert changes(record, rescore(record), name, i + 1) == [], name
 
 
