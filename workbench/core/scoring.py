@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from workbench.core.models import Call, CallKind, CaseKind, Score, ScoreSpec, Verdict
+from workbench.core.hostinfo import infer_kind as infer_kind  # the importer's vocabulary lives with the hosts
+from workbench.core.models import Call, CaseKind, Score, ScoreSpec, Verdict
 from workbench.core.moments import find_moment, parse_moment
 from workbench.core.paths import GLOB_CHARS as _GLOB_CHARS
 from workbench.core.paths import either_suffix, segments, suffix_match
@@ -17,19 +18,6 @@ from workbench.core.shell import analyze
 SCORER_RULES = 1
 """Version of the scoring rules; bump when any rule changes a verdict, so old records can be rescored."""
 
-_KINDS: dict[str, CallKind] = {
-    **dict.fromkeys(("Read", "read", "read_file", "view"), "read"),
-    **dict.fromkeys(("Bash", "bash", "exec_command", "shell", "run_shell_command"), "shell"),
-    **dict.fromkeys(("Edit", "Write", "MultiEdit", "apply_patch", "edit", "write", "replace", "write_file",
-                     "str_replace_editor"), "edit"),
-    **dict.fromkeys(("Skill", "skill"), "skill"),
-    **dict.fromkeys(("Task", "Agent", "task", "agent"), "agent"),
-}
-
-
-def infer_kind(tool: str) -> CallKind:
-    """The host-neutral kind of a tool known only by name (imported published records)."""
-    return _KINDS.get(tool, "other")
 
 
 def read_paths(call: Call) -> list[str]:

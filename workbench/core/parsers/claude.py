@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from workbench.core.events import Event, InitSeen, RunEnded, TextSeen, UsageSeen
 from workbench.core.evidence import unreadable_paths
+from workbench.core.hostinfo import HOSTS
 from workbench.core.models import Call, CallKind, Usage
 from workbench.core.parsers.common import (
     BadShape,
@@ -214,18 +215,7 @@ class ClaudeParser(MessagesStreamParser):
     """Claude Code stream-json."""
 
     host = "claude"
-    KINDS: ClassVar[dict[str, CallKind]] = {
-        "Read": "read",
-        "NotebookRead": "read",
-        "Edit": "edit",
-        "Write": "edit",
-        "MultiEdit": "edit",
-        "NotebookEdit": "edit",
-        "Bash": "shell",
-        "Skill": "skill",
-        "Task": "agent",
-        "Agent": "agent",
-    }
+    KINDS: ClassVar[dict[str, CallKind]] = dict(HOSTS["claude"].tools)
     DENIAL: ClassVar[re.Pattern[str]] = re.compile(
         r"requested permissions? to|Permission to use .* has been denied|haven't granted"
         r"|permission denied by (?:the )?user|The user doesn't want to proceed",

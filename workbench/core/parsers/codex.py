@@ -28,6 +28,7 @@ from typing import Any
 
 from workbench.core.events import Event, InitSeen, RunEnded, TextSeen, UsageSeen
 from workbench.core.evidence import unreadable_paths
+from workbench.core.hostinfo import CODEX_SHELL_TOOLS
 from workbench.core.models import CallStatus, Usage
 from workbench.core.parsers.common import (
     MAX_LINE,
@@ -120,7 +121,7 @@ def _rollout_call(payload: dict[str, Any]) -> RolloutCall | None:
     kind, name, call_id = get_str(payload, "type"), get_str(payload, "name"), get_str(payload, "call_id")
     if kind == "custom_tool_call" and name == "apply_patch":
         return RolloutCall(call_id, "apply_patch", paths=_PATCH_FILE.findall(get_str(payload, "input") or ""))
-    if kind == "function_call" and name in ("exec_command", "shell", "container.exec"):
+    if kind == "function_call" and name in CODEX_SHELL_TOOLS:
         try:
             args = json.loads(get_str(payload, "arguments") or "")
         except (ValueError, RecursionError):

@@ -15,7 +15,8 @@ from typing import Any
 
 from workbench.core.events import Event, InitSeen, RunEnded, TextSeen, UsageSeen
 from workbench.core.evidence import unreadable_paths
-from workbench.core.models import CallKind, Usage
+from workbench.core.hostinfo import HOSTS
+from workbench.core.models import Usage
 from workbench.core.parsers.common import (
     BadShape,
     CallBook,
@@ -31,16 +32,7 @@ from workbench.core.parsers.common import (
     get_str,
 )
 
-KINDS: dict[str, CallKind] = {
-    "read_file": "read",
-    "read_many_files": "read",
-    "run_shell_command": "shell",
-    "replace": "edit",
-    "edit": "edit",
-    "write_file": "edit",
-    "activate_skill": "skill",
-    "delegate_to_agent": "agent",
-}
+KINDS = HOSTS["gemini"].tools
 _DENIAL = re.compile(
     r"denied by (?:the )?(?:policy|user)|Tool execution denied|was denied|rejected by (?:the )?user"
     r"|User (?:cancelled|declined)|not allowed by (?:the )?policy",

@@ -18,7 +18,8 @@ from typing import Any
 
 from workbench.core.events import Event, RunEnded, TextSeen, UsageSeen
 from workbench.core.evidence import unreadable_paths
-from workbench.core.models import CallKind, Usage
+from workbench.core.hostinfo import HOSTS
+from workbench.core.models import Usage
 from workbench.core.parsers.common import (
     BadShape,
     CallBook,
@@ -32,17 +33,7 @@ from workbench.core.parsers.common import (
     get_str,
 )
 
-KINDS: dict[str, CallKind] = {
-    "read": "read",
-    "edit": "edit",
-    "write": "edit",
-    "patch": "edit",
-    "multiedit": "edit",
-    "apply_patch": "edit",
-    "bash": "shell",
-    "skill": "skill",
-    "task": "agent",
-}
+KINDS = HOSTS["opencode"].tools
 _DENIAL = re.compile(r"rejected permission|permission (?:was )?denied by|user dismissed", re.IGNORECASE)
 
 

@@ -22,6 +22,7 @@ from workbench.core.lint import Finding
 from workbench.core.routing import Row
 from workbench.tui.data import lint_edit
 from workbench.tui.messages import ArmCreated, ArmFailed, CanaryRequested
+from workbench.tui.workers import ForwardsWorkerErrors
 
 if TYPE_CHECKING:
     from workbench.tui.app import WorkbenchApp
@@ -60,7 +61,7 @@ class ArmNameScreen(ModalScreen[str | None]):
         self.dismiss(event.value.strip() or None)
 
 
-class RowsScreen(Screen[None]):
+class RowsScreen(ForwardsWorkerErrors, Screen[None]):
     """Routing rows, the selected row's editor with live lint, and its arms."""
 
     BINDINGS = [
