@@ -103,3 +103,25 @@ def test_trailing_clause_and_imperatives_are_not_flagged(tmp_path: Path) -> None
     assert {(f.row, f.rule) for f in lint_rows(weak)} == {
         ("s/verification", "no-before-clause"), ("s/verification", "state-trigger"),
         ("s/t", "no-before-clause"), ("s/t", "bare-conjunct")}
+
+
+def test_explain_and_empty_globs_and_templated_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    skill = tmp_path / "skills/s/SKILL.md"
+    (tmp_path / "skills/s/python").mkdir(parents=True)
+    (tmp_path / "skills/s/python/style.md").write_text("x")
+    skill.write_text("# s\n\n" + TABLE + "| Before styling | [style]({language}/style.md) |\n"
+                     "| Before casing | [case](Python/style.md) |\n")
+    (tmp_path / "workbench.toml").write_text('[plugin]\npath = "."\nprocedures = ["procs/*.md"]\n')
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert main(["rows", "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "why: table row: trigger in the first cell" in out and "clause before the link: 'Before styling" in out
+    assert main(["audit", "--strict"]) == 1
+    out = capsys.readouterr().out
+    assert "EMPTY-GLOB" in out and "'procs/*.md' matches no file" in out
+    assert "Python/style.md does not exist" in out and "{language}" not in out
+    assert main(["lint", "--explain", "state-trigger"]) == 0
+    assert "evidence:" in capsys.readouterr().out
+    assert main(["lint", "--explain", "nope"]) == 2
