@@ -9,12 +9,14 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 SCHEMA_VERSION = 1
 """Version of the RunRecord layout; bump when a field changes meaning."""
 
 CallKind = Literal["read", "edit", "shell", "skill", "agent", "other"]
 CallStatus = Literal["ok", "error", "denied"]
+ContentEvidence = Literal["shown", "absent"]
 CaseKind = Literal["positive", "negative"]
 Condition = Literal["confined", "unconfined", "live-install", "canary"]
 
@@ -43,6 +45,21 @@ class Call(BaseModel):
     )
     result: str | None = Field(default=None, description="Short excerpt of the tool result (canaries).")
     call_id: str | None = Field(default=None, description="The host's id for the call.")
+    turn: int | None = Field(
+        default=None,
+        description="The model turn the call was issued in (0-based); None: unknown, the scorer falls back to index order.")
+    evidence: dict[str, ContentEvidence] = Field(
+        default_factory=dict,
+        description="Procedure path (in the plugin copy) -> shown (a distinctive line of it is in the call's output) "
+                    "or absent (the whole output is there and holds no line of it); missing: no evidence.",
+    )
+    output: SkipJsonSchema[str | None] = Field(
+        default=None, exclude=True,
+        description="The whole tool output as the model received it (live only, never stored; None: the host hides it).",
+    )
+    output_truncated: SkipJsonSchema[bool] = Field(
+        default=False, exclude=True, description="The host says or shows that `output` was cut (live only).",
+    )
 
 
 class Usage(BaseModel):
