@@ -4,49 +4,93 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from workbench.cli import main
 from workbench.core import importer, records
-from workbench.core.models import Call, RunRecord
-from workbench.core.rescore import rescore
+from workbench.core.cases import find_case
+from workbench.core.models import RunRecord
+from workbench.core.rescore import changes, rescore
+from workbench.modelstub.script import parse_script
+from workbench.runner.canary import CanaryRequest, run_canary
 
 DATA = Path(__file__).parent / "data" / "conformance"
+ROOT = Path(__file__).resolve().parent.parent
+CASES = ROOT / "cases"
+FIRES = {"steps": [{"calls": [{"read": "{plugin}/skills/ops/workflows/commit.md"}]},
+                   {"calls": [{"edit": {"path": "{repo}/src/app.py", "old": "Helo", "new": "Hello"}}]},
+                   {"calls": [{"shell": "git commit -qam 'app: fix typo'"}]}]}
 
 
-def native(verdict: str) -> RunRecord:
-    calls = [Call(index=0, tool="Read", kind="read", path="/p/skills/proc.md"),
-             Call(index=1, tool="Edit", kind="edit", path="/r/src/x.py")]
-    return RunRecord.model_validate({
-        "condition": "confined", "host": "sim", "target": "row", "kind": "positive", "moment": "edit",
-        "required": ["skills/proc.md"], "calls": [c.model_dump() for c in calls],
-        "verdict": {"proc.md": verdict}, "overall": verdict, "scorer_rules": 0})
+def canary(case_id: str, **request: Any) -> RunRecord:
+    """A record written by the real producer: the sim canary."""
+    request.setdefault("fixture", ROOT / "fixtures" / "base")
+    return run_canary(find_case(case_id, CASES), CanaryRequest(host="sim", plugin=ROOT / "plugin", **request)).record
 
 
-def test_rescore_lists_changes_and_never_touches_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.fixture(scope="module")
+def produced() -> dict[str, RunRecord]:
+    """Sim canaries: a scripted fired run, policy runs of a positive, a two-file case and a negative, and a
+    run whose model produced nothing."""
+    return {
+        "fired": canary("commit-typo-fix", script=parse_script(FIRES)),
+        "policy": canary("commit-typo-fix"),
+        "two-files": canary("incident-outage"),
+        "negative": canary("negative-rename-variable"),
+        "no-output": canary("docs-readme-section", no_output_fault=True),
+    }
+
+
+@pytest.mark.parametrize("name", ["fired", "policy", "two-files", "negative", "no-output"])
+def test_a_record_just_written_rescores_unchanged(produced: dict[str, RunRecord], name: str) -> None:
+    record = produced[name]
+    new = rescore(record)
+    assert changes(record, new, "r.jsonl", 1) == []
+    assert (new.verdict, new.required_read_at, new.overall, new.moment_at) == (
+        record.verdict, record.required_read_at, record.overall, record.moment_at)
+    assert list(new.verdict) == record.required  # keyed by the required files as the case names them
+
+
+def test_no_output_record_stays_no_output_everywhere(produced: dict[str, RunRecord]) -> None:
+    new = rescore(produced["no-output"])
+    assert new.overall == "no-output" and set(new.verdict.values()) == {"no-output"}
+    assert (new.valid, new.invalid_reason) == (False, "no-output")
+
+
+def older_rules(record: RunRecord, verdict: str) -> RunRecord:
+    """The record as an older scorer would have stored it: same keys, another verdict."""
+    return record.model_copy(update={"verdict": dict.fromkeys(record.verdict, verdict), "overall": verdict,
+                                     "scorer_rules": 0})
+
+
+def test_rescore_lists_changes_and_never_touches_input(produced: dict[str, RunRecord], tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    key = "workflows/commit.md"
     path = tmp_path / "r.jsonl"
-    records.append_record(path, native("skip"))
-    records.append_record(path, native("fired"))
+    records.append_record(path, older_rules(produced["fired"], "skip"))
+    records.append_record(path, produced["fired"])
     before = path.read_bytes()
     out = tmp_path / "new.jsonl"
     assert main(["rescore", str(path), "--json", "--write", str(out)]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["changed"] == 1 and data["records"] == 2
     (change,) = data["changes"]
-    assert (change["line"], change["key"], change["old"], change["new"]) == (1, "proc.md", "skip", "fired")
+    assert (change["line"], change["key"], change["old"], change["new"]) == (1, key, "skip", "fired")
     assert path.read_bytes() == before
     new = records.load_file(out).records
-    assert [r.verdict for r in new] == [{"proc.md": "fired"}] * 2
+    assert [r.verdict for r in new] == [{key: "fired"}] * 2
     assert all(r.scorer_rules is not None and r.scorer_rules >= 1 for r in new)
-    assert (new[0].model_extra or {})["rescored_from"]["verdict"] == {"proc.md": "skip"}
+    assert (new[0].model_extra or {})["rescored_from"]["verdict"] == {key: "skip"}
     assert main(["rescore", str(path), "--write", str(out)]) == 2  # never overwrites
 
 
-def test_failed_read_is_not_a_read(tmp_path: Path) -> None:
-    record = native("fired")
-    record.calls[0].status = "error"
-    assert rescore(record).verdict == {"proc.md": "skip"}
+def test_failed_read_is_not_a_read(produced: dict[str, RunRecord]) -> None:
+    record = produced["fired"].model_copy(deep=True)
+    (read,) = [c for c in record.calls if c.kind == "read"]
+    read.status = "error"
+    assert rescore(record).verdict == {"workflows/commit.md": "skip"}
 
 
 def test_imported_record_keeps_its_stored_moment() -> None:

@@ -52,7 +52,7 @@ def test_verdict_line_forms_live_from_the_scorer() -> None:
     assert s.verdict_line() == "read at #1 · no moment yet → …"
     s.consume(CallFinished(edit(2)))
     assert s.verdict_line() == "read at #1 · moment at #2 → fired"
-    assert s.read_keys(1) == ["commit.md"]
+    assert s.read_keys(1) == ["workflows/commit.md"]
 
 
 def test_a_refused_read_is_marked_and_not_counted() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from workbench.core.models import Call, CallKind, CallStatus, CaseKind, ScoreSpec, Verdict
-from workbench.core.scoring import infer_kind, overall_verdict, read_paths, record_keys, score
+from workbench.core.scoring import infer_kind, overall_verdict, read_paths, score
 
 PROC = "<plugin>/skills/ops/references/writing.md"
 
@@ -81,7 +81,7 @@ def test_cd_dir_and_cat_name_counts() -> None:
     ]
     s = score(ScoreSpec(kind="positive", required=["domain-modeling/GLOSSARY-FORMAT.md"],
                         entry_skill="operations"), calls)
-    assert (s.overall, s.reads, s.entry_loaded_at) == ("fired", {"GLOSSARY-FORMAT.md": 1}, 0)
+    assert (s.overall, s.reads, s.entry_loaded_at) == ("fired", {"domain-modeling/GLOSSARY-FORMAT.md": 1}, 0)
 
 
 def test_read_in_same_call_as_moment_is_not_before() -> None:
@@ -119,10 +119,23 @@ def test_negative_opened_anywhere_and_clean() -> None:
     assert score(spec("negative"), [sh("ls")]).verdicts == {"writing.md": "clean"}
 
 
-def test_record_keys_disambiguate_shared_base_names() -> None:
-    assert record_keys(["a/index.md", "b/index.md", "context.md"]) == {
-        "a/index.md": "a/index.md", "b/index.md": "b/index.md", "context.md": "context.md"}
-    assert record_keys(["references/context.md"]) == {"context.md": "references/context.md"}
+def test_keys_are_the_required_files_exactly_as_given() -> None:
+    s = score(spec(required=["references/writing.md", "prose.md"]), [read(PROC), edit()])
+    assert list(s.verdicts) == list(s.reads) == ["references/writing.md", "prose.md"]
+    assert s.verdicts == {"references/writing.md": "fired", "prose.md": "skip"}
+
+
+@pytest.mark.parametrize("kind", ["positive", "negative"])
+def test_no_model_output_makes_every_verdict_no_output(kind: CaseKind) -> None:
+    s = score(spec(kind, ["references/writing.md", "prose.md"]), [read(PROC), edit()], model_output=False)
+    assert s.verdicts == {"references/writing.md": "no-output", "prose.md": "no-output"}
+    assert s.overall == "no-output"
+    assert s.reads["references/writing.md"] == 0  # the facts stay; only the verdicts are withheld
+
+
+def test_no_output_wins_the_overall() -> None:
+    assert overall_verdict("positive", {"a.md": "fired", "b.md": "no-output"}) == "no-output"
+    assert overall_verdict("negative", {"a.md": "opened", "b.md": "no-output"}) == "no-output"
 
 
 def test_shared_base_names_score_separately() -> None:

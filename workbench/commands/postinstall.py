@@ -82,7 +82,7 @@ def run_live(case: Case, host: str, *, home: Path, plugin: Path, guarded: list[P
         entry = entry_skill(plugin, case.required)
         spec = ScoreSpec(kind=case.kind, required=case.required, moment=case.moment, entry_skill=entry,
                          entry_file=f"skills/{entry}/SKILL.md" if entry else None)
-        result = score(spec, run.parsed.calls)
+        result = score(spec, run.parsed.calls, model_output=run.parsed.model_output)
         req = CanaryRequest(host=host, plugin=plugin, script=script, model=model)
         record = build_record(case, req, run, result, entry, paths).model_copy(update={"condition": "live-install"})
     finally:

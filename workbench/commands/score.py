@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     session_log = read_lines(args.session_log) if args.session_log else None
     parsed = parse_lines(args.host, lines, session_log)
     spec = ScoreSpec(kind=args.kind, required=list(args.require), moment=args.moment)
-    result = score(spec, parsed.calls)
+    result = score(spec, parsed.calls, model_output=parsed.model_output)
     payload = to_payload(spec, parsed, result)
     if parsed.skipped:
         print(f"workbench: skipped {len(parsed.skipped)} unparsable line(s) in {args.stream}", file=sys.stderr)
@@ -70,9 +70,6 @@ def run(args: argparse.Namespace) -> int:
 def to_payload(spec: ScoreSpec, parsed: ParsedRun, result: Score) -> dict[str, Any]:
     """The `--json` object, keyed by the required files exactly as given."""
     valid = parsed.model_output
-    given = result.keys
-    verdicts = {given[k]: (v if valid else "no-output") for k, v in result.verdicts.items()}
-    reads = {given[k]: v for k, v in result.reads.items()}
     calls = [
         {"index": c.index, "tool": c.tool, "kind": c.kind, "path": c.path, "command": c.command,
          "status": c.status}
@@ -80,12 +77,12 @@ def to_payload(spec: ScoreSpec, parsed: ParsedRun, result: Score) -> dict[str, A
     ]
     return {
         "valid": valid,
-        "verdicts": verdicts,
-        "reads": reads,
+        "verdicts": dict(result.verdicts),
+        "reads": dict(result.reads),
         "moment_at": result.moment_at,
         "calls": calls,
         "host_version": parsed.init.host_version if parsed.init else None,
-        "overall": result.overall if valid else "no-output",
+        "overall": result.overall,
         "kind": spec.kind,
         "moment": spec.moment,
     }

@@ -86,11 +86,9 @@ def split_model(obj: dict[str, Any]) -> tuple[str | None, str | None]:
 
 
 def overall_of(kind: str, verdicts: dict[str, str]) -> str | None:
-    """The run's overall verdict from per-file verdicts: the scorer's rule; no-output wins; None if empty."""
+    """The run's overall verdict from per-file verdicts by the scorer's rule; None if there are none."""
     if not verdicts:
         return None
-    if "no-output" in verdicts.values():
-        return "no-output"
     return overall_verdict(cast(CaseKind, kind), cast(dict[str, Verdict], verdicts))
 
 

@@ -113,12 +113,12 @@ class ScoreSpec(BaseModel):
 class Score(BaseModel):
     """The scorer's answer for one run."""
 
-    reads: dict[str, int | None] = Field(description="Record key -> index of the first successful read.")
-    verdicts: dict[str, Verdict]
+    reads: dict[str, int | None] = Field(
+        description="Required file (exactly as the case names it) -> index of its first successful read.")
+    verdicts: dict[str, Verdict] = Field(description="Required file (as the case names it) -> verdict.")
     overall: Verdict
     moment_at: int | None = Field(description="Index of the moment call; len(calls) for `end`; None: never.")
     entry_loaded_at: int | None = None
-    keys: dict[str, str] = Field(default_factory=dict, description="Record key -> required file as given.")
 
 
 class Marking(BaseModel):

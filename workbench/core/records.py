@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from workbench.core import importer
+from workbench.core import importer, migrate
 from workbench.core.errors import InputError
 from workbench.core.models import RunRecord
 
@@ -110,6 +110,8 @@ def parse_record(obj: Any, *, file: str, line: int) -> RunRecord:
     try:
         if importer.is_agentsmd(obj):
             return importer.convert(obj, file=file, line=line)
+        if obj.get("schema_version") == 1:
+            obj = migrate.rekey_v1(obj)
         return RunRecord.model_validate(obj)
     except ValidationError as err:
         raise InputError(first_message(err), file=file, line=line, field=field_path(err)) from None
@@ -123,9 +125,12 @@ def parse_line(text: str, *, file: str, line: int) -> RunRecord:
     anything else, or a line that fails there, takes the general path for a precise error."""
     if text.startswith(NATIVE_PREFIX):
         try:
-            return RunRecord.model_validate_json(text)
+            record = RunRecord.model_validate_json(text)
         except ValidationError:
             pass
+        else:
+            if not (record.schema_version == 1 and migrate.needs_rekey(record.verdict, record.required)):
+                return record
     return parse_record(json.loads(text), file=file, line=line)
 
 

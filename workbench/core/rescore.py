@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from workbench.core.importer import STATUS_UNKNOWN
 from workbench.core.models import RunRecord, ScoreSpec
-from workbench.core.scoring import SCORER_RULES, overall_verdict, score
+from workbench.core.scoring import SCORER_RULES, score
 
 
 @dataclass(frozen=True)
@@ -37,27 +37,33 @@ class Change:
         return f"{where}: {self.key}: {self.old} -> {self.new}{note}"
 
 
+def had_model_output(record: RunRecord) -> bool:
+    """False for a record marked invalid because the model produced nothing."""
+    return record.valid or record.invalid_reason != "no-output"
+
+
 def rescore(record: RunRecord) -> RunRecord:
-    """A copy of the record judged by the current rules; the previous verdict is kept in `rescored_from`."""
+    """A copy of the record judged by the current rules; the previous verdict is kept in `rescored_from`.
+
+    Keys are the record's `required` files as given (the producers' and the importer's convention)."""
     required = record.required or list(record.verdict)
     extra = record.model_extra or {}
+    output = had_model_output(record)
     if record.moment is not None:
         spec = ScoreSpec(kind=record.kind, required=required, moment=record.moment,
                          entry_skill=extra.get("entry_skill"), entry_file=extra.get("entry_file"))
-        result = score(spec, record.calls)
-        reads, verdicts, moment_at = result.reads, dict(result.verdicts), result.moment_at
+        result = score(spec, record.calls, model_output=output)
         entry = result.entry_loaded_at if (spec.entry_skill or spec.entry_file) else record.entry_loaded_at
     else:
         spec = ScoreSpec(kind=record.kind, required=required)
-        result = score(spec, record.calls, moment_at=record.moment_at)
-        reads, verdicts, moment_at = result.reads, dict(result.verdicts), result.moment_at
+        result = score(spec, record.calls, moment_at=record.moment_at, model_output=output)
         entry = record.entry_loaded_at
-    update = {"required_read_at": dict(reads), "verdict": verdicts, "moment_at": moment_at,
-              "entry_loaded_at": entry, "scorer_rules": SCORER_RULES,
+    update = {"required_read_at": dict(result.reads), "verdict": dict(result.verdicts),
+              "moment_at": result.moment_at, "entry_loaded_at": entry, "scorer_rules": SCORER_RULES,
               "rescored_from": {"verdict": dict(record.verdict), "overall": record.overall,
                                 "scorer_rules": record.scorer_rules}}
-    if record.valid:
-        update["overall"] = overall_verdict(record.kind, verdicts) if verdicts else None
+    if record.valid or not output:
+        update["overall"] = result.overall if result.verdicts else None
     return record.model_copy(update=update)
 
 

@@ -32,12 +32,6 @@ def infer_kind(tool: str) -> CallKind:
     return _KINDS.get(tool, "other")
 
 
-def record_keys(required: list[str]) -> dict[str, str]:
-    """Record key -> required file: the base name, or the whole suffix when base names collide."""
-    bases = [segments(r)[-1] if segments(r) else r for r in required]
-    return {(b if bases.count(b) == 1 else r): r for b, r in zip(bases, required, strict=True)}
-
-
 def read_paths(call: Call) -> list[str]:
     """Paths a call SUCCESSFULLY read: a Read tool that returned ok, or a shell reader not refused."""
     if call.kind == "read":
@@ -54,8 +48,12 @@ def first_read(required: str, calls: Sequence[Call]) -> int | None:
 
 
 def first_reads(required: Sequence[str], calls: Sequence[Call]) -> dict[str, int | None]:
-    """Index of the first successful read of each required file; each call is analyzed once and a
-    read path is only compared with required files of the same base name (globs with all)."""
+    """Index of the first successful read of each required file, keyed by the file as given.
+
+    Each call is analyzed once and a read path is only compared with required files of the same base
+    name (globs with all). Two required files sharing a base name (`a/index.md`, `b/index.md`) are told
+    apart here, once: a read counts for each required file it is a path suffix of, so `x/a/index.md`
+    is a read of `a/index.md` only, while a bare `index.md` requirement accepts either."""
     found: dict[str, int | None] = dict.fromkeys(required)
     by_base: dict[str, list[str]] = {}
     for req in found:
@@ -91,8 +89,10 @@ def entry_loaded_at(spec: ScoreSpec, calls: Sequence[Call]) -> int | None:
 
 
 def overall_verdict(kind: CaseKind, verdicts: Mapping[str, Verdict]) -> Verdict:
-    """Combine per-file verdicts into the run's verdict."""
+    """Combine per-file verdicts into the run's verdict; no-output (no model output) wins."""
     values = list(verdicts.values())
+    if "no-output" in values:
+        return "no-output"
     if kind == "negative":
         return "opened" if "opened" in values else "clean"
     if all(v == "fired" for v in values):
@@ -109,24 +109,29 @@ class _Unset:
 FIND_MOMENT = _Unset()
 
 
-def score(spec: ScoreSpec, calls: Sequence[Call], *, moment_at: int | None | _Unset = FIND_MOMENT) -> Score:
+def score(spec: ScoreSpec, calls: Sequence[Call], *, moment_at: int | None | _Unset = FIND_MOMENT,
+          model_output: bool = True) -> Score:
     """Score one run. Pure: no I/O. Raises InputError for a bad moment spec.
 
+    Reads and verdicts are keyed by each required file exactly as the case names it.
     `moment_at` may be given when the moment index is already known and its spec is not (records
     imported from a publisher who scored with its own moment rules): reads are still judged here.
+    `model_output=False` (the model produced nothing) makes every verdict and the overall `no-output`:
+    such a run is invalid, never a miss. This is the only place that rule is applied.
     """
-    keys = record_keys(spec.required)
     if isinstance(moment_at, _Unset):
         moment_at = find_moment(parse_moment(spec.moment), calls)
-    by_file = first_reads(list(keys.values()), calls)
-    reads = {key: by_file[req] for key, req in keys.items()}
+    reads = first_reads(spec.required, calls)
     verdicts: dict[str, Verdict] = {}
     for key, at in reads.items():
-        if spec.kind == "negative":
+        if not model_output:
+            verdicts[key] = "no-output"
+        elif spec.kind == "negative":
             verdicts[key] = "opened" if at is not None else "clean"
         elif moment_at is None:
             verdicts[key] = "read-noaction" if at is not None else "skip-noaction"
         else:
             verdicts[key] = "fired" if at is not None and at < moment_at else "skip"
-    return Score(reads=reads, verdicts=verdicts, overall=overall_verdict(spec.kind, verdicts),
-                 moment_at=moment_at, entry_loaded_at=entry_loaded_at(spec, calls), keys=keys)
+    overall: Verdict = overall_verdict(spec.kind, verdicts) if model_output else "no-output"
+    return Score(reads=reads, verdicts=verdicts, overall=overall, moment_at=moment_at,
+                 entry_loaded_at=entry_loaded_at(spec, calls))

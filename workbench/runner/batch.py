@@ -298,7 +298,7 @@ def _record(p: Planned, cfg: BatchConfig, run: HostRun, plugin: Path, rd: Path, 
     entry = entry_skill(plugin, p.case.required)
     spec = ScoreSpec(kind=p.case.kind, required=p.case.required, moment=p.case.moment, entry_skill=entry,
                      entry_file=f"skills/{entry}/SKILL.md" if entry else None)
-    result = score(spec, run.parsed.calls)
+    result = score(spec, run.parsed.calls, model_output=run.parsed.model_output)
     req = CanaryRequest(host=p.key.host, plugin=plugin, script=cfg.script, model=p.key.model or None,
                         arm=p.arm.name)
     paths = {str(rd / "repo"): "<repo>", str(plugin): "<plugin>", str(rd / "home"): "<home>",

@@ -19,7 +19,7 @@ from typing import Any
 from workbench import __version__
 from workbench.core.errors import InputError
 from workbench.core.events import Event
-from workbench.core.models import Call, Case, RunRecord, Score, ScoreSpec, Verdict
+from workbench.core.models import Call, Case, RunRecord, Score, ScoreSpec
 from workbench.core.scoring import SCORER_RULES, score
 from workbench.modelstub import Fault, Script
 from workbench.runner.arms import Arm, build_copy
@@ -117,14 +117,10 @@ def build_record(case: Case, req: CanaryRequest, run: HostRun, result: Score, en
     """The anonymized record of one scored run, with its validity gates."""
     calls = run.parsed.calls
     valid, reason = True, None
-    verdict: dict[str, Verdict] = {result.keys[k]: v for k, v in result.verdicts.items()}
-    overall: Verdict = result.overall
     if run.timed_out is not None:
         valid, reason = False, "timeout"
     if not run.parsed.model_output:
         valid, reason = False, reason or "no-output"
-        verdict = dict.fromkeys(verdict, "no-output")
-        overall = "no-output"
     failure = run_failure(run)
     if failure is not None:
         valid, reason = False, reason or failure
@@ -138,8 +134,8 @@ def build_record(case: Case, req: CanaryRequest, run: HostRun, result: Score, en
         arm=req.arm, source=req.arm_from.sha if req.arm_from else None,
         case_id=case.id, target=case.target, kind=case.kind, moment=case.moment,
         required=list(case.required), calls=[Call.model_validate(clean(c.model_dump())) for c in kept],
-        required_read_at={result.keys[k]: v for k, v in result.reads.items()}, moment_at=result.moment_at,
-        entry_loaded_at=result.entry_loaded_at, verdict=verdict, overall=overall, valid=valid,
+        required_read_at=dict(result.reads), moment_at=result.moment_at,
+        entry_loaded_at=result.entry_loaded_at, verdict=dict(result.verdicts), overall=result.overall, valid=valid,
         invalid_reason=reason, tool_calls=len(calls), failed_calls=[c.index for c in calls if c.status != "ok"],
         usage=run.parsed.usage, started_at=run.started_at, finished_at=run.finished_at,
         workbench_version=__version__, scorer_rules=SCORER_RULES,
@@ -182,7 +178,7 @@ def run_canary(case: Case, req: CanaryRequest, on_event: Callable[[Event], None]
         entry = entry_skill(plugin, case.required)
         spec = ScoreSpec(kind=case.kind, required=case.required, moment=case.moment, entry_skill=entry,
                          entry_file=f"skills/{entry}/SKILL.md" if entry else None)
-        result = score(spec, run.parsed.calls)
+        result = score(spec, run.parsed.calls, model_output=run.parsed.model_output)
         record = build_record(case, req, run, result, entry, paths)
         if run.cancelled:
             record = record.model_copy(update={"valid": False, "invalid_reason": "cancelled"})
