@@ -65,8 +65,8 @@ def main() -> int:
     per_call.sort()
     distinctive = sum(len(v) for v in fingerprints.distinctive.values())
     print(f"Measured on {platform.machine()}, {os.cpu_count()} cores, Python {sys.version.split()[0]}.\n")
-    print(f"| procedures | distinctive lines | fingerprints ms | calls | whole run s | per call p50 ms "
-          f"| p99 ms | max ms |")
+    print("| procedures | distinctive lines | fingerprints ms | calls | whole run s | per call p50 ms "
+          "| p99 ms | max ms |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     print(f"| {len(procedures)} | {distinctive} | {build_ms:.2f} | {len(calls)} | {total:.3f} "
           f"| {statistics.median(per_call):.3f} | {per_call[int(len(per_call) * 0.99)]:.3f} | {per_call[-1]:.3f} |")

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from workbench.core.errors import InputError
-from workbench.core.fingerprints import content_evidence
 from workbench.core.events import ParsedRun
+from workbench.core.fingerprints import content_evidence
 from workbench.core.models import Score, ScoreSpec
 from workbench.core.parsers import HOSTS, parse_lines
 from workbench.core.parsers.common import capped_lines
