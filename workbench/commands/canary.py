@@ -18,6 +18,7 @@ from rich.markup import escape
 from workbench.core.cases import find_case
 from workbench.core.errors import InputError
 from workbench.core.events import CallFinished, CallsReset, Event, InitSeen, RunEnded, TextSeen
+from workbench.core.hostinfo import NAMES
 from workbench.core.models import Call, Case
 from workbench.core.records import append_record
 from workbench.core.runstate import RunState
@@ -26,7 +27,7 @@ from workbench.exitcodes import ExitCode
 from workbench.modelstub import load_script
 from workbench.runner.redact import Redactor
 
-HOST_CHOICES = ("sim", "claude", "codex", "opencode", "gemini", "grok")
+HOST_CHOICES = NAMES  # the host registry (workbench.core.hostinfo)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

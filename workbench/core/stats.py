@@ -1,8 +1,11 @@
-"""Statistics for trigger tables: Wilson intervals, exact paired test, majority vote, null-aware means."""
+"""Statistics for trigger tables: Wilson intervals, exact paired test, the anytime-valid paired
+sequential test, majority vote, null-aware means."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -58,3 +61,69 @@ def mean_known(values: Iterable[float | int | None]) -> tuple[float | None, int]
     if not known:
         return None, 0
     return round(sum(known) / len(known), 4), len(known)
+
+
+SEQUENTIAL_PRIOR = 0.5
+"""Beta(a, a) mixing prior of the paired e-process: a = 0.5 (Jeffreys) decides an all-one-way run of
+discordant pairs after 7 pairs at alpha 0.05, a = 1 after 8 (bench/decide.py compares them)."""
+
+
+def paired_e_value(b_wins: float, a_wins: float, prior: float = SEQUENTIAL_PRIOR) -> float:
+    """Mixture likelihood ratio of the discordant pairs against H0 "each arm wins a discordant pair
+    with probability 1/2": E = integral of p^b (1-p)^a dBeta(a, a) / (1/2)^(a+b).
+
+    Under H0 the sequence of E values is a non-negative martingale with E[E] = 1, so by Ville's
+    inequality P(E ever reaches 1/alpha) <= alpha however often it is checked: a batch may stop the
+    first time E >= 1/alpha (anytime-valid, unlike a fixed-N p-value checked after every pair)."""
+    from scipy.special import betaln
+
+    n = a_wins + b_wins
+    log_e = betaln(prior + b_wins, prior + a_wins) - betaln(prior, prior) + n * math.log(2.0)
+    return float(math.exp(log_e))
+
+
+@dataclass(frozen=True)
+class SequentialDecision:
+    """The anytime-valid paired comparison of arms A and B after the pairs seen so far."""
+
+    pairs: int
+    """Complete pairs (both arms ran the same case, host and run index)."""
+    a_wins: int
+    b_wins: int
+    e_value: float
+    alpha: float
+    better: str | None
+    """"A" or "B" once decided, else None."""
+    more_pairs: int | None
+    """Undecided: about how many more pairs decide at the observed rates; None when the observed
+    rates can never decide (no discordant pair yet, or an even split)."""
+
+    @property
+    def decided(self) -> bool:
+        return self.better is not None
+
+
+def sequential_decision(a_wins: int, b_wins: int, pairs: int, alpha: float = 0.05,
+                        prior: float = SEQUENTIAL_PRIOR, horizon: int = 10_000) -> SequentialDecision:
+    """Decide A vs B from the discordant counts of `pairs` complete pairs (anytime-valid, see
+    `paired_e_value`); undecided comparisons estimate the pairs still needed if the rates hold."""
+    if not 0 < alpha < 1:
+        raise ValueError("alpha must be between 0 and 1")
+    e = paired_e_value(b_wins, a_wins, prior)
+    if e >= 1 / alpha:
+        return SequentialDecision(pairs, a_wins, b_wins, e, alpha, "B" if b_wins > a_wins else "A", 0)
+    return SequentialDecision(pairs, a_wins, b_wins, e, alpha, None,
+                              _pairs_to_decide(a_wins, b_wins, pairs, alpha, prior, horizon))
+
+
+def _pairs_to_decide(a_wins: int, b_wins: int, pairs: int, alpha: float, prior: float, horizon: int) -> int | None:
+    """Smallest m such that m more pairs at the observed discordance and win rates reach 1/alpha."""
+    discordant = a_wins + b_wins
+    if pairs == 0 or discordant == 0 or a_wins == b_wins:
+        return None
+    rate_discordant, share_b = discordant / pairs, b_wins / discordant
+    for m in range(1, horizon + 1):
+        extra = m * rate_discordant
+        if paired_e_value(b_wins + extra * share_b, a_wins + extra * (1 - share_b), prior) >= 1 / alpha:
+            return m
+    return None
