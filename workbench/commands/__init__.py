@@ -14,6 +14,7 @@ from workbench.commands import (
                                 home,
                                 hosts,
                                 postinstall,
+                                report,
                                 rescore,
                                 schema,
                                 score,
@@ -27,4 +28,5 @@ COMMANDS: list[Register] = [score.register, summary.register, rescore.register, 
                           canary.register, selftest.register]
 COMMANDS += [authoring.register, arm.register, case.register]
 COMMANDS += [batch.register, postinstall.register]
+COMMANDS += [report.register]
 _ = home
