@@ -62,7 +62,7 @@ def opened_all(record: RunRecord) -> bool:
 
 
 def funnel(summary: Summary) -> list[dict[str, Any]]:
-    """One funnel row per host/model/effort and arm, over its valid positive runs."""
+    """One funnel row per host/model/effort and arm that has valid positive runs."""
     rows: dict[tuple[Any, ...], dict[str, Any]] = {}
     for cell in summary.cells.values():
         if cell.kind != "positive":
@@ -77,7 +77,7 @@ def funnel(summary: Summary) -> list[dict[str, Any]]:
             row["loaded"] += r.entry_loaded_at is not None
             row["opened"] += opened_all(r)
             row["read_before"] += is_hit(r.kind, overall(r))
-    return list(rows.values())
+    return [row for row in rows.values() if row["runs"]]
 
 
 def sibling_reads(record: RunRecord, siblings: Sequence[str]) -> dict[str, bool]:
