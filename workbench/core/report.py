@@ -228,3 +228,8 @@ def build(records: Sequence[RunRecord], comparisons: Sequence[tuple[str, str]] =
                   funnel=funnel(summary), confusion=confusion(summary, known),
                   invalid=invalid_runs(summary), runs=[run_view(r, known) for r in tabulated],
                   provenance=provenance(records), files=[dict(f) for f in files], procedures=known)
+
+
+def summary_tables(records: Sequence[RunRecord], summary: Summary) -> dict[str, Any]:
+    """The funnel and confusion rows `summary` adds to its output (json keys `funnel`, `confusion`)."""
+    return {"funnel": funnel(summary), "confusion": confusion(summary, procedures(records))}
