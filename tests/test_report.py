@@ -76,6 +76,7 @@ def test_report_summary_is_exactly_summary_json(capsys: pytest.CaptureFixture[st
     printed = json.loads(capsys.readouterr().out)
     printed.pop("problems")
     report = build(records.load_file(DEMO).records, [("weak", "shipped")])
+    assert (printed.pop("funnel"), printed.pop("confusion")) == (report.funnel, report.confusion)
     assert report.summary == printed
     assert [r["sequential"]["e_value"] for r in report.comparisons] and all(
         {k: v for k, v in r.items() if k != "sequential"} == p for r, p in zip(report.comparisons,

@@ -72,6 +72,13 @@ def test_dom_numbers_equal_summary_json(which: str, fresh: Path, tmp_path: Path,
         for tr in select(dom, "tr", "cmp")]
     assert rows and rows == [{k: r[k] for k in rows[0]} for r in data["comparisons"]]
     assert len(select(dom, "details", "run")) == sum(c["total"] for c in data["runs"])
+    stages = ("runs", "offered", "offered_unknown", "loaded", "opened", "read_before")
+    funnel = [{k: number(tr.get(f"data-{k.replace('_', '-')}")) for k in stages} for tr in select(dom, "tr", "funnel")]
+    assert funnel and funnel == [{k: r[k] for k in stages} for r in data["funnel"]]
+    confusion = {(tr.get("data-source"), tr.get("data-case")): (number(tr.get("data-sibling-instead")), {
+        td.get("data-file"): number(td.get("data-opened")) for td in tr.xpath("td[@data-file]")})
+        for tr in select(dom, "tr", "confusion")}
+    assert confusion == {(r["source"] or "", r["case"]): (r["sibling_instead"], r["opened"]) for r in data["confusion"]}
 
 
 def test_markup_in_agent_output_is_inert(fresh: Path, tmp_path: Path) -> None:
