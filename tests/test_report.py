@@ -107,3 +107,16 @@ def test_bad_records_line_is_one_stderr_line_and_exit_2(tmp_path: Path, capsys: 
     assert not out.exists()
     assert main(["report", str(DEMO), "-o", str(out), "--compare", "weak"]) == 2
     assert not out.exists()
+
+
+def test_export_without_the_inspect_extra_is_bad_input(tmp_path: Path) -> None:
+    """The extra's absence, simulated by blocking the import (uninstalling it is not on demand)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['inspect_ai'] = None; from workbench.cli import main; "
+            f"sys.exit(main(['export', 'inspect', {str(DEMO)!r}, '-o', {str(tmp_path / 'logs')!r}]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "trigger-workbench[inspect]" in done.stderr
+    assert not (tmp_path / "logs").exists()

@@ -11,6 +11,7 @@ from workbench.commands import (
                                 batch,
                                 canary,
                                 case,
+                                export,
                                 home,
                                 hosts,
                                 postinstall,
@@ -28,5 +29,5 @@ COMMANDS: list[Register] = [score.register, summary.register, rescore.register, 
                           canary.register, selftest.register]
 COMMANDS += [authoring.register, arm.register, case.register]
 COMMANDS += [batch.register, postinstall.register]
-COMMANDS += [report.register]
+COMMANDS += [report.register, export.register]
 _ = home
