@@ -174,14 +174,15 @@ def invalid(groups: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
     return table(["reason", "runs", "which"], trs, "invalid")
 
 
-def call_row(c: Mapping[str, Any]) -> str:
+def call_row(c: Mapping[str, Any], turns: bool) -> str:
     marks = "".join(f'<span class="badge mark-{e(m)}">{e(m)}</span>' for m in c["marks"])
     result = f"<details><summary>result</summary><pre>{e(c['result'])}</pre></details>" if c["result"] else ""
     evidence = f"<pre>{e(c['evidence'])}</pre>" if c["evidence"] else ""
     moment = ' class="moment"' if "MOMENT" in c["marks"] else ""
     exit_code = f" exit {c['exit_code']}" if c["exit_code"] is not None else ""
     return (f'<tr{moment} data-index="{e(c["index"])}" data-marks="{e(" ".join(c["marks"]))}">'
-            f'<td class="num">{e(c["index"])}</td><td class="num">{e(c["turn"])}</td><td>{e(c["tool"])}</td>'
+            f'<td class="num">{e(c["index"])}</td>' + (f'<td class="num">{e(c["turn"])}</td>' if turns else "")
+            + f'<td>{e(c["tool"])}</td>'
             f'<td class="mono">{e(c["target"])}</td><td>{e(c["status"])}{e(exit_code)}</td>'
             f"<td>{marks}</td><td>{result}{evidence}</td></tr>")
 
@@ -195,7 +196,8 @@ def runs(views: Sequence[Mapping[str, Any]]) -> str:
         cls = "hit" if v["hit"] else "miss"
         verdict = v["verdict"] if v["valid"] else f"invalid: {v['invalid_reason'] or 'unknown'}"
         search = " ".join(str(v[k]) for k in ("case", "arm", "host", "verdict", "target")).lower()
-        trs = [call_row(c) for c in v["calls"]]
+        turns = any(c["turn"] is not None for c in v["calls"])
+        trs = [call_row(c, turns) for c in v["calls"]]
         moment = "never" if v["moment_at"] is None else f"call {v['moment_at']}"
         if v["moment_at"] is not None and v["moment_at"] >= len(v["calls"]):
             moment = "end of run"
@@ -204,7 +206,8 @@ def runs(views: Sequence[Mapping[str, Any]]) -> str:
                 f'{e(", ".join(f"{k}@{at}" for k, at in v["required_read_at"].items()))} · '
                 f'{e(v["host"])} {e(v["host_version"])} · {e(v["served_model"])} · {e(v["condition"])} · '
                 f'batch {e(v["batch"])}</p>'
-                + (table(["#", "turn", "tool", "path / command", "status", "marks", "result"], trs, "calls")
+                + (table(["#", *(["turn"] if turns else []), "tool", "path / command", "status", "marks", "result"],
+                         trs, "calls")
                    if trs else '<p class="note">No calls kept.</p>'))
         data = {k: v[k] for k in ("host", "arm", "case", "run", "kind", "verdict", "valid")} | {"search": search}
         out.append(f'<details class="run"{attrs(data)}><summary><span class="{cls}">{e(verdict)}</span> · '
