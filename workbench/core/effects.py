@@ -9,7 +9,7 @@ flight when it happened. Pure: no I/O, no clock of its own (docs/scoring.md, "Ef
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -87,9 +87,10 @@ class Attribution:
     """Which call an effect is given to, and on what ground.
 
     `basis`: `in-flight` (started before the effect, result not yet arrived); `late-start` (no call in
-    flight: the first call whose result arrived after the effect, for hosts that print a call only
-    once it is done); `ambiguous` (several calls in flight: the last one started is named, the others
-    are listed in `others`)."""
+    flight: the first call whose result arrived after the effect, for hosts that print a call's start
+    late or only once it is done); `ambiguous` (other calls could have made it too, listed in `others`:
+    several in flight, or, with turn ids, calls of the same turn whose result had not arrived yet; the
+    one named is the last started, or for `late-start` the first to report)."""
 
     effect: Effect
     call: int
@@ -97,18 +98,30 @@ class Attribution:
     others: tuple[int, ...] = ()
 
 
-def _attribute_one(spans: Sequence[CallSpan], effect: Effect) -> Attribution | None:
+def _open_at(span: CallSpan, t: float) -> bool:
+    """Whether SPAN's result had not arrived by T (so the call may still have been running)."""
+    return span.finished is None or span.finished >= t
+
+
+def _attribute_one(spans: Sequence[CallSpan], effect: Effect, turns: Mapping[int, str]) -> Attribution | None:
     t = effect.t
-    flying = [s for s in spans if s.started is not None and s.started <= t and (s.finished is None or s.finished >= t)]
+    flying = [s for s in spans if s.started is not None and s.started <= t and _open_at(s, t)]
     if flying:
-        last = max(flying, key=lambda s: (s.started, s.index))
-        others = tuple(sorted(s.index for s in flying if s is not last))
-        return Attribution(effect, last.index, "ambiguous" if others else "in-flight", others)
-    later = [s for s in spans if s.finished is not None and s.finished >= t]
-    if later:
-        first = min(later, key=lambda s: (s.finished, s.index))
-        return Attribution(effect, first.index, "late-start")
-    return None
+        chosen = max(flying, key=lambda s: (s.started, s.index))
+        basis: Literal["in-flight", "late-start"] = "in-flight"
+    else:
+        later = [s for s in spans if s.finished is not None and s.finished >= t]
+        if not later:
+            return None
+        chosen = min(later, key=lambda s: (s.finished, s.index))
+        basis = "late-start"
+    turn = turns.get(chosen.index)
+    others = {s.index for s in flying if s is not chosen}
+    if turn is not None:
+        others |= {s.index for s in spans if s is not chosen and turns.get(s.index) == turn and _open_at(s, t)}
+    if others:
+        return Attribution(effect, chosen.index, "ambiguous", tuple(sorted(others)))
+    return Attribution(effect, chosen.index, basis)
 
 
 def first_changes(effects: Iterable[Effect]) -> list[Effect]:
@@ -125,24 +138,28 @@ def first_changes(effects: Iterable[Effect]) -> list[Effect]:
     return out
 
 
-def attribute(spans: Sequence[CallSpan], effects: Iterable[Effect]) -> list[Attribution]:
+def attribute(spans: Sequence[CallSpan], effects: Iterable[Effect],
+              turns: Mapping[int, str] | None = None) -> list[Attribution]:
     """Every first change (`first_changes`) given to a call; an effect after the last result (the host
-    itself, not a call) or with no call at all is left out."""
-    return [a for a in (_attribute_one(spans, e) for e in first_changes(effects)) if a is not None]
+    itself, not a call) or with no call at all is left out. TURNS (call index -> model turn id), when
+    known, widens `ambiguous` to the calls of the same turn."""
+    found = (_attribute_one(spans, e, turns or {}) for e in first_changes(effects))
+    return [a for a in found if a is not None]
 
 
-def effects_by_call(spans: Sequence[CallSpan], effects: Iterable[Effect]) -> dict[int, list[Effect]]:
+def effects_by_call(spans: Sequence[CallSpan], effects: Iterable[Effect],
+                    turns: Mapping[int, str] | None = None) -> dict[int, list[Effect]]:
     """Call index -> the first changes attributed to it (calls without any are absent)."""
     out: dict[int, list[Effect]] = {}
-    for a in attribute(spans, effects):
+    for a in attribute(spans, effects, turns):
         out.setdefault(a.call, []).append(a.effect)
     return out
 
 
-def first_effect_call(spans: Sequence[CallSpan], effects: Iterable[Effect]) -> int | None:
-    """The index of the call that made the run's first attributed change (the effect moment), or None.
+def first_effect_call(spans: Sequence[CallSpan], effects: Iterable[Effect],
+                      turns: Mapping[int, str] | None = None) -> int | None:
+    """The lowest index of a call a first change is attributed to (the effect moment), or None.
 
     The scorer's moment is the earlier of this and the pattern moment; when only this one exists,
     the record says `moment_basis: effect`."""
-    found = attribute(spans, effects)
-    return min((a.call for a in found), default=None) if found else None
+    return min((a.call for a in attribute(spans, effects, turns)), default=None)

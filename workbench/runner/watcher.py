@@ -71,6 +71,21 @@ def snapshot_refs(git: Path) -> dict[str, str]:
     return refs
 
 
+def drop_transient(effects: list[Effect]) -> list[Effect]:
+    """EFFECTS without each empty file that was created and deleted again with nothing in between.
+
+    Such a file changed nothing in the repo; Claude Code's own sandbox makes them around every Bash
+    call (mount points for `.bashrc`, `.gitconfig`, `.mcp.json`, ... in the working folder)."""
+    drop: set[int] = set()
+    last: dict[str, int] = {}
+    for i, effect in enumerate(effects):
+        before = last.get(effect.path)
+        if effect.kind == "deleted" and before is not None and effects[before].kind == "created":
+            drop.update((before, i))
+        last[effect.path] = i
+    return [e for i, e in enumerate(effects) if i not in drop]
+
+
 class RepoWatcher:
     """Start before the host, stop after it exits: `stop()` returns the run's effects in time order.
 
@@ -250,7 +265,7 @@ class RepoWatcher:
         self._inotify.close()
         os.close(self._wake_r)
         os.close(self._wake_w)
-        effects = [self._classify(e) if e.kind == "ref" else e for e in self._raw]
+        effects = [self._classify(e) if e.kind == "ref" else e for e in drop_transient(self._raw)]
         self._effects = [e for e in effects if not self._is_noise(e.path)]
         return self._effects
 
