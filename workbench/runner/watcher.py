@@ -281,6 +281,8 @@ class RepoWatcher:
             return Effect(effect.t, ref, "tag", value)
         if ref.startswith("refs/heads/") and ref not in self._start_refs and not self._seen_before(effect):
             return Effect(effect.t, ref, "branch", value)
+        if any(e.detail == value for e in self._raw[:self._raw.index(effect)]):
+            return effect  # back to a commit some ref already pointed at during the run (a reset)
         known = {v for v in self._start_refs.values() if not v.startswith("ref:")}
         argv = ["git", "-C", str(self.repo), "rev-list", "--parents", "-n1", value, "--not", *sorted(known)]
         tip = subprocess.run(argv, capture_output=True, text=True, check=False).stdout.split()
