@@ -107,6 +107,7 @@ class RepoWatcher:
         self._inotify: INotify | None = None
         self._wake_r, self._wake_w = -1, -1
         self._thread: threading.Thread | None = None
+        self._drained = threading.Event()
         self._effects: list[Effect] | None = None
 
     def __enter__(self) -> RepoWatcher:
@@ -169,17 +170,27 @@ class RepoWatcher:
         self._raw.append(effect)
 
     def _loop(self) -> None:
+        """Read events until woken by stop(); a failure here marks the run `overflowed` (incomplete)."""
         assert self._inotify is not None
         poller = select.poll()
         poller.register(self._inotify.fileno(), select.POLLIN)
         poller.register(self._wake_r, select.POLLIN)
-        while True:
-            ready = {fd for fd, _ in poller.poll()}
-            if self._inotify.fileno() in ready:
-                self._drain()
-            if self._wake_r in ready:
-                self._drain()  # what the kernel queued before the host exited
-                return
+        try:
+            while True:
+                ready = {fd for fd, _ in poller.poll()}
+                if self._inotify.fileno() in ready:
+                    self._drain()
+                if self._wake_r in ready:
+                    self._drain()  # what the kernel queued before the host exited
+                    return
+        except Exception:
+            self.overflowed = True
+            raise
+        finally:
+            self._drained.set()
+            # closing an inotify fd waits for a kernel grace period (~5 ms): off the run's path
+            self._inotify.close()
+            os.close(self._wake_r)
 
     def _drain(self) -> None:
         assert self._inotify is not None
@@ -261,10 +272,8 @@ class RepoWatcher:
             return self._effects
         assert self._thread is not None and self._inotify is not None
         os.write(self._wake_w, b"x")
-        self._thread.join()
-        self._inotify.close()
-        os.close(self._wake_r)
         os.close(self._wake_w)
+        self._drained.wait()
         effects = [self._classify(e) if e.kind == "ref" else e for e in drop_transient(self._raw)]
         self._effects = [e for e in effects if not self._is_noise(e.path)]
         return self._effects
