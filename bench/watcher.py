@@ -1,7 +1,8 @@
 """Benchmarks of the repo watcher (not timed tests): prints a markdown report for docs/benchmarks.md.
 
 1. The watcher's own cost per run: a real process that touches 50 files of the fixture repo (then
-   also commits them, which costs one `git rev-list` to classify; or nothing: an idle run), run through `run_process` with and without a `RepoWatcher` around it.
+   also commits them, which costs one `git rev-list` to classify; or nothing: an idle run), run
+   through `run_process` with and without a `RepoWatcher` around it.
    Reported: the synchronous part the run waits for (start() + stop(), median ms) and the median
    wall-clock difference of the whole run. Target: under 20 ms median added per run.
 2. `--hosts`: each host's stdout timing against the effect, on the attribution script of

@@ -87,6 +87,9 @@ def test_only_first_changes_count_and_the_host_after_its_last_result_is_no_call(
     assert first_effect_call(SEQUENTIAL, effects) == 1
     assert first_effect_call(SEQUENTIAL, [Effect(0.5, "early.txt", "created")]) == 0
     assert first_effect_call(SEQUENTIAL, [Effect(7.0, "x", "created"), Effect(5.5, ".git/index", "index")]) is None
+    assert Effect(5.6, "refs/heads/main", "commit", "abc").to_record() == {
+        "path": "refs/heads/main", "kind": "commit", "sha": "abc"}
+    assert Effect(3.2, "README.md", "modified").to_record() == {"path": "README.md", "kind": "modified"}
 
 
 def test_call_clock_keys_spans_by_index_and_reindexes_by_call_id() -> None:

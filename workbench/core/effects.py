@@ -32,6 +32,13 @@ class Effect:
     kind: EffectKind
     detail: str | None = None
 
+    def to_record(self) -> dict[str, str]:
+        """The effect as a record stores it per call: path and kind (a git effect also its sha), no time."""
+        out = {"path": self.path, "kind": self.kind}
+        if self.detail is not None and self.kind in GIT_KINDS:
+            out["sha"] = self.detail
+        return out
+
     @property
     def moment(self) -> bool:
         """Whether this effect is an attempt at the action a moment stands for (a write or new history)."""

@@ -16,6 +16,7 @@ commits that existed before: reset, checkout, fast-forward).
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import select
@@ -98,6 +99,8 @@ class RepoWatcher:
         self.noise = tuple(noise)
         self.clock = clock
         self.overflowed = False
+        """Some changes may be missing: the kernel queue overflowed, a folder could not be watched, or
+        MAX_EFFECTS was reached. Effect evidence from such a run is incomplete."""
         self._raw: list[Effect] = []
         self._dirs: dict[int, Path] = {}
         self._git_dirs: dict[int, Path] = {}
@@ -141,8 +144,10 @@ class RepoWatcher:
             base = Path(root)
             try:
                 self._dirs[self._inotify.add_watch(base, TREE_MASK)] = base
-            except OSError:
-                continue  # gone again, or not a folder we may read
+            except OSError as err:
+                if err.errno not in (errno.ENOENT, errno.ENOTDIR):
+                    self.overflowed = True  # out of watches (fs.inotify.max_user_watches) or unreadable
+                continue
             for name in files:
                 rel = (base / name).relative_to(self.repo).as_posix()
                 if t is None:
