@@ -39,6 +39,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/hosts.py
 	$(BIN)/python bench/batch.py
 	$(BIN)/python bench/tui.py
+	$(BIN)/python bench/fingerprints.py
 
 clean:
 	rm -rf $(VENV)

@@ -37,7 +37,7 @@ def test_templates_round_trip_through_the_loader(ws_dir: Path, template: str, mo
     monkeypatch.chdir(ws_dir)
     assert main(["case", "new", "--template", template, "--row", "incident"]) == 0
     case = load_case(ws_dir / "cases" / f"incident-{template}.toml")
-    assert (case.target, case.kind, case.moment) == ("incident", "positive", moment)
+    assert (case.target, case.kind, case.moment) == ("ops/incident", "positive", moment)
     assert case.required == ["workflows/incident.md", "workflows/diagnosis.md"]
 
 
@@ -142,9 +142,9 @@ def test_import_routing_eval(tmp_path: Path) -> None:
     ]) + "\n")
     got = import_routing_eval(src, ROWS)
     assert [(i.case.id, i.case.kind, i.case.target, i.case.required) for i in got] == [
-        ("pr-1", "positive", "pull-request", ["workflows/pull-request.md"]),
+        ("pr-1", "positive", "ops/pull-request", ["workflows/pull-request.md"]),
         ("q", "negative", "none", []),
-        ("x", "positive", "incident", ["workflows/incident.md", "workflows/diagnosis.md", "nowhere.md"])]
+        ("x", "positive", "ops/incident", ["workflows/incident.md", "workflows/diagnosis.md", "nowhere.md"])]
     assert any("distractor 'commit'" in n for n in got[0].notes)
     assert any("'weight' not mapped" in n for n in got[2].notes)
     assert any("nowhere.md" in n for n in got[2].notes)

@@ -60,8 +60,8 @@ def test_broken_copy_reports_each_finding(tmp_path: Path, monkeypatch: pytest.Mo
     findings = lint["findings"]
     assert isinstance(findings, list)
     by_rule = {(f["rule"], f["row"]) for f in findings}
-    assert {("no-before-clause", "verify"), ("bare-conjunct", "verify"), ("state-trigger", "verify")} <= by_rule
-    assert all(f["row"] == "verify" for f in findings), findings
+    assert {("no-before-clause", "ops/verify"), ("bare-conjunct", "ops/verify"), ("state-trigger", "ops/verify")} <= by_rule
+    assert all(f["row"] == "ops/verify" for f in findings), findings
     assert main(["lint", "--strict"]) == 1
     code, report = run_json(["audit"], capsys)
     assert code == 0
@@ -73,35 +73,36 @@ def test_broken_copy_reports_each_finding(tmp_path: Path, monkeypatch: pytest.Mo
 def test_weak_wordings_are_flagged(tmp_path: Path) -> None:
     rows = parse_files([weak_copy(tmp_path / "plugin") / "skills/ops/SKILL.md"])
     found = {(f.row, f.rule) for f in lint_rows(rows)}
-    assert found == {("release", "no-before-clause"), ("release", "state-trigger"),
-                     ("incident", "no-before-clause"), ("incident", "bare-conjunct")}
+    assert found == {("ops/release", "no-before-clause"), ("ops/release", "state-trigger"),
+                     ("ops/incident", "no-before-clause"), ("ops/incident", "bare-conjunct")}
 
 
 def test_second_file_with_its_own_clause_passes_and_long_rows_warn(tmp_path: Path) -> None:
     text = ("| When | Read |\n|---|---|\n| Before merging | [a](a.md); before tagging, [b](b.md) |\n"
             "| At the start of every task | [c](c.md) |\n"
             f"| Before editing {'x' * 200} | [d](d.md) |\n")
-    rows = assign_ids(parse_text(text, tmp_path / "SKILL.md"))
+    rows = assign_ids(parse_text(text, tmp_path / "SKILL.md", skill="skill"))
     found = {(f.row, f.rule) for f in lint_rows(rows, max_row_chars=160)}
-    assert found == {("c", "task-start-pointer"), ("c", "no-before-clause"), ("c", "state-trigger"),
-                     ("d", "row-length")}
+    assert found == {("skill/c", "task-start-pointer"), ("skill/c", "no-before-clause"), ("skill/c", "state-trigger"),
+                     ("skill/d", "row-length")}
 
 
 def test_list_map_and_description_rows(tmp_path: Path) -> None:
     (tmp_path / "flows").mkdir()
     (tmp_path / "flows" / "commit.md").write_text("x")
     text = ("---\nname: ops\ndescription: Use before committing.\n---\n"
-            "- Before committing: read flows/commit.md\n* Before opening a PR -> [pr](flows/pr.md)\n"
-            "Plain prose with [a link](flows/commit.md) is not a row in a SKILL.md.\n")
+            "- Before committing: read [commit](flows/commit.md)\n* Before opening a PR -> [pr](flows/pr.md)\n"
+            "Plain prose with [a link](flows/commit.md) is not a row in a SKILL.md.\n"
+            "Don't read [commit](flows/commit.md) before answering a question.\n")
     rows = assign_ids(parse_text(text, tmp_path / "SKILL.md"))
     assert [(r.id, r.kind, r.line, r.trigger) for r in rows] == [
-        ("ops-description", "description", 3, "Use before committing."),
-        ("commit", "list", 5, "Before committing"),
-        ("pr", "list", 6, "Before opening a PR")]
+        ("ops/description", "description", 3, "Use before committing."),
+        ("ops/commit", "list", 5, "Before committing"),
+        ("ops/pr", "list", 6, "Before opening a PR")]
     assert rows[1].links[0].path == tmp_path / "flows" / "commit.md"
     hook = "Before committing: workflows/commit.md\nBefore tagging, see workflows/release.md\n"
     map_rows = assign_ids(parse_text(hook, tmp_path / "hooks" / "map.txt", plugin=PLUGIN / "skills/ops"))
-    assert [(r.id, r.links[0].path.is_file()) for r in map_rows] == [("commit", True), ("release", True)]
+    assert [(r.id, r.links[0].path.is_file()) for r in map_rows] == [("map/commit", True), ("map/release", True)]
 
 
 def test_ids_are_stable_under_rewording_and_unique(tmp_path: Path) -> None:
@@ -109,7 +110,7 @@ def test_ids_are_stable_under_rewording_and_unique(tmp_path: Path) -> None:
                               tmp_path / "S.md", skill="s"))
     b = assign_ids(parse_text("|W|R|\n|---|---|\n| When ready | [p](w/p.md) |\n| Before y | [q](v/p.md) |\n",
                               tmp_path / "S.md", skill="s"))
-    assert [r.id for r in a] == [r.id for r in b] == ["p", "s-p"]
+    assert [r.id for r in a] == [r.id for r in b] == ["s/w-p", "s/v-p"]
 
 
 def test_budget_cap(tmp_path: Path) -> None:

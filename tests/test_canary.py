@@ -10,6 +10,7 @@ import pytest
 from workbench.cli import main
 from workbench.core.cases import find_case
 from workbench.core.records import load_file
+from workbench.core.scoring import SCORER_RULES
 from workbench.runner.canary import CanaryRequest, anonymizer, run_canary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,7 +31,7 @@ def test_json_prints_only_the_record_and_appends_it(tmp_path: Path, capsys: pyte
     stored = load_file(records).records
     assert len(stored) == 1 and stored[0].overall == record["overall"]
     assert record["host_version"].startswith("sim-") and record["entry_offered"] is True
-    assert record["workbench_version"] and record["scorer_rules"] == 1
+    assert record["workbench_version"] and record["scorer_rules"] == SCORER_RULES
 
 
 def test_ad_hoc_script_run_is_scored_and_anonymized(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,15 +6,20 @@ checked against the script's ground truth: the parsed calls and the file on disk
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 from conftest import make_repo
 
+from workbench.core.fingerprints import content_evidence
+from workbench.core.models import ScoreSpec
+from workbench.core.scoring import score
 from workbench.hosts import REAL_HOSTS
 from workbench.hosts.install import find_binary
 from workbench.modelstub import Fault, parse_script
 from workbench.runner import HostRun, run_host
+from workbench.runner.procedures import load_procedures
 
 BASIC = parse_script({"steps": [
     {"calls": [{"read": "{repo}/notes.txt"}]},
@@ -106,3 +111,47 @@ def test_retrying_host_is_stopped_by_the_watchdog(host: str, tmp_path: Path, ins
     assert result.timed_out == "total"
     assert not result.parsed.model_output
     assert any(entry["fault"] == "status" for entry in result.offered), "the host did reach the model server"
+
+
+PARALLEL = parse_script({"steps": [
+    {"calls": [{"read": "{repo}/notes.txt"}]},
+    {"calls": [{"read": "{plugin}/procedures/testing.md"},
+               {"edit": {"path": "{repo}/notes.txt", "old": "status: todo", "new": "status: done"}}]},
+    {"say": "Done."},
+]})
+CONTENT = parse_script({"steps": [
+    {"calls": [{"read": "{repo}/notes.txt"}]},
+    {"calls": [{"shell": "python3 -c \"import sys; print(open(sys.argv[1]).read())\" {plugin}/procedures/testing.md"}]},
+    {"calls": [{"shell": "cat procedures/writing.md 2>/dev/null || echo 'no local copy'"}]},
+    {"calls": [{"edit": {"path": "{repo}/notes.txt", "old": "status: todo", "new": "status: done"}}]},
+    {"say": "Done."},
+]})
+EVIDENCE_PLUGIN = Path(__file__).parent / "data" / "streams" / "evidence-plugin"
+
+
+def evidence_run(host: str, root: Path, hosts_dir: Path, script) -> HostRun:  # type: ignore[no-untyped-def]
+    plugin = root / "plugin"
+    shutil.copytree(EVIDENCE_PLUGIN, plugin)
+    if host == "claude":  # its -p mode refuses a Bash it was not allowed
+        (root / "home" / ".claude").mkdir(parents=True)
+        (root / "home" / ".claude" / "settings.json").write_text('{"permissions": {"allow": ["Bash"]}}')
+    return run(host, root, hosts_dir, script=script, plugin=plugin, add_dirs=[plugin])
+
+
+@pytest.mark.parametrize("host", REAL_HOSTS)
+def test_same_turn_read_and_edit_is_one_turn_in_issue_order(host: str, tmp_path: Path, installed_hosts: Path) -> None:
+    calls = evidence_run(host, tmp_path, installed_hosts, PARALLEL).parsed.calls
+    assert [Path(c.path or (c.command or "").split()[-1]).name for c in calls] == ["notes.txt", "testing.md", "notes.txt"]
+    assert [c.turn for c in calls] == [0, 1, 1]
+    result = score(ScoreSpec(kind="positive", required=["procedures/testing.md"]), calls)
+    assert result.order_basis == "turn" and result.verdicts == {"procedures/testing.md": "skip"}
+
+
+@pytest.mark.parametrize("host", REAL_HOSTS)
+def test_content_evidence_of_a_live_run(host: str, tmp_path: Path, installed_hosts: Path) -> None:
+    calls = evidence_run(host, tmp_path, installed_hosts, CONTENT).parsed.calls
+    checked = content_evidence(calls, load_procedures(tmp_path / "plugin"))
+    assert [c.evidence for c in checked] == [{}, {"procedures/testing.md": "shown"},
+                                             {"procedures/writing.md": "absent"}, {}]
+    result = score(ScoreSpec(kind="positive", required=["testing.md", "writing.md"]), checked)
+    assert result.verdicts == {"testing.md": "fired", "writing.md": "skip"}

@@ -85,7 +85,7 @@ def test_claude_plan_reads_an_unread_edit_target_first() -> None:
         {"calls": [{"read": "m"}, {"edit": {"path": "m", "old": "a", "new": "b"}}]}]})
     claude = plan_turns(script, read_before_edit=True)
     kinds = [[(c.kind, c.path) for c in t.calls] for t in claude]
-    assert kinds == [[("shell", None), ("read", "n")], [("edit", "n")], [("edit", "n")],
+    assert kinds == [[("read", "n")], [("shell", None), ("edit", "n")], [("edit", "n")],
                      [("read", "m"), ("edit", "m")], []]
     assert [t.text for t in claude] == ["go", None, None, None, FINAL_TEXT]
     assert [t.step for t in claude] == [0, 0, 1, 2, 3]

@@ -219,7 +219,8 @@ def expected(api: str, repo: str) -> list[tuple[str, list[Call]]]:
     return {
         "anthropic": [("Reading first.", [("Read", {"file_path": notes})]),
                       ("", [("Bash", {"command": shell, "description": desc})]),
-                      ("", [("Edit", {"file_path": notes, "old_string": "todo", "new_string": "done"})]),
+                      ("", [("Edit", {"file_path": notes, "old_string": "todo", "new_string": "done",
+                                        "replace_all": False})]),
                       ("All done.", [])],
         "responses": [("Reading first.", [("exec_command", {"cmd": f"cat {notes}"})]),
                       ("", [("exec_command", {"cmd": shell})]),
@@ -308,7 +309,7 @@ def test_claude_reads_an_edit_target_before_editing(repo: Path) -> None:
         gemini = [gemini_reduce(post(server, GEMINI_STREAM, gemini_body(n))[1])[1] for n in range(2)]
     notes = f"{repo}/notes.txt"
     assert claude == [[("Read", {"file_path": notes})],
-                      [("Edit", {"file_path": notes, "old_string": "a", "new_string": "b"})], []]
+                      [("Edit", {"file_path": notes, "old_string": "a", "new_string": "b", "replace_all": False})], []]
     assert [[name for name, _ in calls] for calls in gemini] == [["replace"], []]
 
 

@@ -222,5 +222,12 @@ def test_simple_commands_strip_assignments_and_sudo() -> None:
 
 
 @pytest.mark.parametrize("command", ['cat "unbalanced', "echo 'x", "$(((", "cat <<", "a && && ||", "`", "\\"])
-def test_never_raises_on_broken_input(command: str) -> None:
-    analyze(command)
+def test_broken_input_keeps_what_came_before_it(command: str) -> None:
+    """A broken tail neither raises nor loses the well-formed commands before it: their read, their
+    write and their words are still found, in order."""
+    alone = analyze(command)
+    both = analyze("cat f.md && echo hi > out.txt; " + command)
+    assert both.reads[:1] == ["f.md"] and both.reads[1:] == alone.reads
+    assert both.writes == ["out.txt", *alone.writes]
+    assert both.simple_commands[:2] == [["cat", "f.md"], ["echo", "hi"]]
+    assert both.simple_commands[2:] == alone.simple_commands

@@ -28,7 +28,7 @@ async def test_edit_lints_as_you_type_and_save_creates_an_arm(tmp_path: Path) ->
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, RowsScreen)
-        await select_row(pilot, app, "docs")
+        await select_row(pilot, app, "ops/docs")
         editor = app.screen.query_one("#editor", TextArea)
         assert "Before editing documentation" in editor.text
         weak = editor.text.replace("Before editing documentation", "Documentation")
@@ -60,7 +60,7 @@ async def test_promote_runs_a_batch_with_progress_and_results(tmp_path: Path) ->
     app = make_app(ws)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        await select_row(pilot, app, "docs")
+        await select_row(pilot, app, "ops/docs")
         await pilot.press("b")
         await pilot.pause()
         screen = app.screen

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from workbench.core.audit import audit
 from workbench.core.errors import InputError
 from workbench.core.lint import Finding, lint_rows
-from workbench.core.lint_rules import RULES
+from workbench.core.lint_rules import RULES, RULES_BY_ID
 from workbench.core.routing import Row, parse_files
 from workbench.core.workspace import FILENAME, Workspace, init_text, load_workspace
 
@@ -26,11 +27,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(handler=run_init)
     p = sub.add_parser("rows", help="the workspace's routing rows with their ids")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--explain", action="store_true", help="say why each row is one and each link's clause")
     p.set_defaults(handler=run_rows)
     p = sub.add_parser("lint", help="check routing rows against the wording rules")
     p.add_argument("--json", action="store_true")
     p.add_argument("--strict", action="store_true", help="exit 1 when there are findings")
     p.add_argument("--rules", action="store_true", help="print the rules with their evidence and exit")
+    p.add_argument("--explain", metavar="RULE", help="what RULE checks, its evidence and examples")
     p.set_defaults(handler=run_lint)
     p = sub.add_parser("audit", help="DANGLING links, UNINDEXED procedures, always-loaded budget")
     p.add_argument("--json", action="store_true")
@@ -60,9 +63,9 @@ def run_init(args: argparse.Namespace) -> int:
 
 def row_dict(row: Row, root: Path) -> dict[str, object]:
     return {"id": row.id, "kind": row.kind, "skill": row.skill, "trigger": row.trigger,
-            "file": _rel(row.file, root), "line": row.line,
-            "links": [{"target": lk.target, "label": lk.label, "wording": lk.wording, "exists": lk.path.is_file()}
-                      for lk in row.links]}
+            "file": _rel(row.file, root), "line": row.line, "why": row.why,
+            "links": [{"target": lk.target, "label": lk.label, "wording": lk.wording, "exists": lk.path.is_file(),
+                       "clause": lk.clause, "side": lk.side} for lk in row.links]}
 
 
 def _rel(path: Path | None, root: Path) -> str | None:
@@ -83,6 +86,12 @@ def run_rows(args: argparse.Namespace) -> int:
     for row in rows:
         links = ", ".join(lk.target for lk in row.links) or "-"
         print(f"{row.id}\t{_rel(row.file, ws.root)}:{row.line}\t{row.trigger}\t{links}")
+        if args.explain:
+            print(f"  why: {row.why}")
+            for lk in row.links:
+                print(f"  {lk.target}: clause {lk.side} the link: {lk.clause!r} ({lk.wording})")
+    if not rows:
+        print("no routing rows: check [plugin] routing globs (`workbench audit`)", file=sys.stderr)
     return 0
 
 
@@ -94,6 +103,14 @@ def print_findings(findings: list[Finding], root: Path, what: str) -> None:
 
 
 def run_lint(args: argparse.Namespace) -> int:
+    if args.explain:
+        rule = RULES_BY_ID.get(args.explain)
+        if rule is None:
+            raise InputError(f"unknown rule {args.explain!r} (rules: {', '.join(RULES_BY_ID)})", field="--explain")
+        print(f"{rule.id} ({rule.severity})\nchecks: {rule.checks}\nevidence: {rule.evidence}")
+        if rule.flags:
+            print(f"flags:  {rule.flags}\npasses: {rule.passes}")
+        return 0
     if args.rules:
         for rule in RULES:
             print(f"{rule.id} ({rule.severity}): {rule.message}\n  evidence: {rule.evidence}")

@@ -18,6 +18,7 @@ from rich.markup import escape
 from workbench.core.cases import find_case
 from workbench.core.errors import InputError
 from workbench.core.events import CallFinished, Event, InitSeen, RunEnded, TextSeen
+from workbench.core.hostinfo import NAMES
 from workbench.core.models import Call, Case
 from workbench.core.moments import matches, parse_moment
 from workbench.core.paths import suffix_match
@@ -27,7 +28,7 @@ from workbench.core.workspace import Workspace, load_workspace
 from workbench.exitcodes import ExitCode
 from workbench.modelstub import load_script
 
-HOST_CHOICES = ("sim", "claude", "codex", "opencode", "gemini", "grok")
+HOST_CHOICES = NAMES  # the host registry (workbench.core.hostinfo)
 if TYPE_CHECKING:
     from workbench.runner.arms import Arm
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from workbench.core.events import Event
+from workbench.core.hostinfo import NAMES
 from workbench.core.models import Case, RunRecord, ScoreSpec
 from workbench.core.records import append_record
 from workbench.core.scoring import score
@@ -33,7 +34,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("postinstall", help="one run against your live install (real HOME and config)",
                        description="Run one case on your live host install (real HOME, real config, no copies) "
                                    "in a fresh throwaway repo, with the guard over your checkouts and live config.")
-    p.add_argument("--host", required=True, choices=("sim", "claude", "codex", "opencode", "gemini", "grok"))
+    p.add_argument("--host", required=True, choices=NAMES)
     p.add_argument("--case", help=f"case id or file (default: the workspace's {DEFAULT_CASE})")
     model = p.add_mutually_exclusive_group()
     model.add_argument("--model", help="the model to ask for (your login)")

@@ -14,11 +14,13 @@ from typing import IO, Any
 
 from workbench.core.errors import InputError
 from workbench.core.events import ParsedRun
+from workbench.core.fingerprints import content_evidence
 from workbench.core.models import Score, ScoreSpec
 from workbench.core.parsers import HOSTS, parse_lines
 from workbench.core.parsers.common import capped_lines
 from workbench.core.scoring import score
 from workbench.exitcodes import ExitCode
+from workbench.runner.procedures import load_procedures
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,6 +33,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--kind", required=True, choices=("positive", "negative"))
     p.add_argument("--moment", default="edit", help="edit, end, bash:RE, tool:RE, a preset, or A,B")
     p.add_argument("--session-log", metavar="FILE", help="Codex rollout log, for refusals --json omits")
+    p.add_argument("--plugin", metavar="DIR",
+                   help="the run's plugin copy: judge reads by what the outputs show of its procedures")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run)
 
@@ -55,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
     lines = read_lines(args.stream)
     session_log = read_lines(args.session_log) if args.session_log else None
     parsed = parse_lines(args.host, lines, session_log)
+    if args.plugin:
+        parsed.calls = content_evidence(parsed.calls, load_procedures(Path(args.plugin)))
     spec = ScoreSpec(kind=args.kind, required=list(args.require), moment=args.moment)
     result = score(spec, parsed.calls, model_output=parsed.model_output)
     payload = to_payload(spec, parsed, result)

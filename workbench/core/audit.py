@@ -7,6 +7,7 @@ estimated tokens at ~4 characters a token) against the workspace's caps.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,10 +50,41 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
+_TEMPLATE = re.compile(r"\{[^}/]*\}|<[^>/]*>|\*+")
+
+
+def exists_exactly(path: Path) -> bool:
+    """PATH is a file whose every component matches case-sensitively (also on case-folding disks)."""
+    if not path.is_file():
+        return False
+    parent = path.parent
+    return path.name in {p.name for p in parent.iterdir()} if parent.is_dir() else False
+
+
+def link_exists(target: str, path: Path) -> bool:
+    """The linked file exists; a templated path (`{language}/x.md`, `<name>.md`) exists when any file matches."""
+    if _TEMPLATE.search(target):
+        pattern = _TEMPLATE.sub("*", path.as_posix())
+        root = Path(pattern.split("*", 1)[0]).parent
+        return root.is_dir() and any(root.glob(pattern[len(root.as_posix()) + 1:]))
+    return exists_exactly(path)
+
+
 def dangling(rows: list[Row]) -> list[Finding]:
-    """A finding per link whose file does not exist."""
+    """A finding per link whose file does not exist (case-sensitive; templated paths match a glob)."""
     return [Finding("DANGLING", "error", f"{link.target} does not exist", row.file, row.line, row.id)
-            for row in rows for link in row.links if not link.path.is_file()]
+            for row in rows for link in row.links if not link_exists(link.target, link.path)]
+
+
+def empty_globs(ws: Workspace) -> list[Finding]:
+    """A warning per routing or procedure glob that matches no file (a mistyped glob hides every row)."""
+    out: list[Finding] = []
+    for key, patterns in (("routing", ws.config.plugin.routing), ("procedures", ws.config.plugin.procedures)):
+        for pattern in patterns:
+            if not any(p.is_file() for p in ws.plugin_dir.glob(pattern)):
+                out.append(Finding("EMPTY-GLOB", "warning", f"plugin.{key} glob {pattern!r} matches no file",
+                                   ws.file, None))
+    return out
 
 
 def unindexed(rows: list[Row], procedures: list[Path]) -> list[Finding]:
@@ -84,4 +116,4 @@ def audit(ws: Workspace, rows: list[Row]) -> AuditReport:
     cfg = ws.config.audit
     measured, over = budget(ws.always_loaded_files(), token_cap=cfg.token_cap, line_cap=cfg.line_cap,
                             char_cap=cfg.char_cap)
-    return AuditReport(dangling(rows) + unindexed(rows, ws.procedure_files()) + over, measured)
+    return AuditReport(empty_globs(ws) + dangling(rows) + unindexed(rows, ws.procedure_files()) + over, measured)

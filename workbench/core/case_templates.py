@@ -16,7 +16,7 @@ from typing import Literal
 
 from workbench.core.errors import InputError
 from workbench.core.models import Case, RunRecord
-from workbench.core.routing import Row, required_key
+from workbench.core.routing import Row, required_key, slug
 
 Template = Literal["first-edit", "commit", "pr", "end", "command"]
 TEMPLATES: dict[str, tuple[str, str]] = {
@@ -42,7 +42,8 @@ def from_template(template: str, row: Row, *, case_id: str | None = None, prompt
         example = example.format(command=command)
     if not row.links:
         raise InputError(f"row {row.id!r} links no procedure file", field="--row")
-    return Case(id=case_id or f"{row.id}-{template}", target=row.id, kind="positive", prompt=prompt or example,
+    default_id = f"{slug(row.id.split('/', 1)[-1])}-{template}"
+    return Case(id=case_id or default_id, target=row.id, kind="positive", prompt=prompt or example,
                 required=[required_key(link, row) for link in row.links], moment=moment)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.core.lint_rules import ACTION_WORDS, RULES, RULES_BY_ID, Rule, Severity
+from workbench.core.lint_rules import ACTION_WORDS, EVENT, IMPERATIVES, RULES, RULES_BY_ID, Rule, Severity
 from workbench.core.routing import Row
 
 
@@ -45,26 +45,47 @@ def _finding(rule: Rule, row: Row, **values: object) -> Finding:
     return Finding(rule.id, rule.severity, rule.message.format(**values), row.file, row.line, row.id)
 
 
-def names_action(trigger: str, rule: Rule) -> bool:
-    """True when the trigger's clause verb is an action: an -ing form or a known bare verb."""
-    for m in re.finditer(rule.pattern, trigger, re.IGNORECASE):
+def names_action(trigger: str, rule: Rule | None = None) -> bool:
+    """True when TRIGGER names an action: a clause verb (-ing or a known verb) after before/when/...,
+    an imperative first verb, or a conversation event ("User asks ...")."""
+    text = trigger.strip(" \t*_`—–-:;,.()")
+    pattern = rule.pattern if rule is not None else RULES_BY_ID["state-trigger"].pattern
+    for m in re.finditer(pattern, text, re.IGNORECASE):
         word = m.group(3).lower()
         if word.endswith("ing") or word in ACTION_WORDS:
             return True
-    first = re.findall(r"[a-z]+", trigger.lower())[:1]
-    return bool(first) and first[0].endswith("ing") and first[0] not in ("nothing", "something", "everything")
+    words = re.findall(r"[a-z][a-z-]*", text.lower())
+    if words and words[0] in IMPERATIVES:
+        return True
+    if re.search(EVENT, text, re.IGNORECASE):
+        return True
+    return bool(words) and words[0].endswith("ing") and words[0] not in ("nothing", "something", "everything")
+
+
+def names_moment(text: str, rule: Rule) -> bool:
+    """A before-clause (the rule's pattern) or an action named by an imperative or event."""
+    return bool(re.search(rule.pattern, text, re.IGNORECASE)) or names_action(text)
+
+
+def own_clauses(row: Row, index: int) -> tuple[str, str]:
+    """(text before, text after) that belong to link INDEX: the trigger counts for the first link."""
+    link = row.links[index]
+    before = link.gap if index else f"{row.trigger} {link.gap}" if row.kind == "table" else link.gap or row.trigger
+    return before, link.after
 
 
 def check_no_before_clause(rule: Rule, row: Row, _cap: int) -> Iterable[Finding]:
-    clause = re.compile(rule.pattern, re.IGNORECASE)
     for i, link in enumerate(row.links):
-        where = row.trigger if i == 0 else link.gap
-        if not clause.search(where):
+        before, after = own_clauses(row, i)
+        if link.wording == "bare-and" or not (names_moment(before, rule) or re.search(rule.pattern, after, re.I)):
             yield _finding(rule, row, target=link.target)
 
 
 def check_state_trigger(rule: Rule, row: Row, _cap: int) -> Iterable[Finding]:
-    if row.links and not names_action(row.trigger, rule):
+    if not row.links:
+        return
+    before, after = own_clauses(row, 0)
+    if not names_action(before, rule) and not names_action(after, rule):
         yield _finding(rule, row, trigger=row.trigger)
 
 
@@ -74,7 +95,7 @@ def check_bare_conjunct(rule: Rule, row: Row, _cap: int) -> Iterable[Finding]:
         yield _finding(rule, row, target=row.links[0].target, joiner=tail.group(1))
     for link in row.links[1:]:
         m = re.match(rule.pattern, link.gap, re.IGNORECASE)
-        if m:
+        if m and link.wording == "bare-and":
             yield _finding(rule, row, target=link.target, joiner=m.group(1))
 
 

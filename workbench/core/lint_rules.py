@@ -15,13 +15,17 @@ Severity = Literal["error", "warning"]
 
 @dataclass(frozen=True)
 class Rule:
-    """One lint rule: id, severity, message (may use {placeholders}), evidence, and parameters."""
+    """One lint rule: id, severity, message (may use {placeholders}), what it checks, its evidence,
+    a wording it flags and one it passes, and its pattern."""
 
     id: str
     severity: Severity
     message: str
     evidence: str
     pattern: str = ""
+    checks: str = ""
+    flags: str = ""
+    passes: str = ""
 
 
 ACTION_WORDS = (
@@ -31,35 +35,67 @@ ACTION_WORDS = (
 )
 """Bare verbs accepted after "before"/"when you" besides any -ing form ("Before you commit")."""
 
+IMPERATIVES = ACTION_WORDS + (
+    "initialize", "initialise", "reload", "repair", "choose", "select", "map", "produce", "decompose",
+    "retain", "learn", "use", "close", "retire", "resolve", "reconcile", "design", "plan", "implement", "test",
+    "research", "reproduce", "prototype", "build", "draft", "specify", "spawn", "delegate", "dispatch",
+    "consult", "ask", "record", "save", "generate", "refactor", "upgrade", "configure", "set", "modify",
+    "investigate", "explain", "document", "grill", "stress-test", "prune", "profile", "benchmark", "port",
+)
+"""Verbs that, first in a trigger, make it an imperative naming the action ("Edit tracked files ...").
+"claim" is deliberately absent: "Claim readiness" was measured as a state (0/5)."""
+
+EVENT = r"\b(user|human|someone|they)\b[^.;]*\b(asks?|requests?|wants?|says?|mentions?|names?)\b"
+"""A trigger that is an event in the conversation ("User explicitly asks to consult Grok")."""
+
 RULES: tuple[Rule, ...] = (
     Rule(
         id="no-before-clause",
         severity="error",
-        message="{target}: no before-clause names the moment to read it",
-        evidence='"Before opening or updating a PR" fired 5/5 where "claim readiness" fired 0/5: the reader '
-                 "needs the action it is about to take, stated before the link.",
+        message="{target}: no clause names the moment to read it",
+        checks="each linked file has its own clause naming the action it precedes: a before-clause or an "
+               "imperative, in the trigger or the text before the link, OR trailing the link itself "
+               "(\"[prose](p.md) before editing a `SKILL.md`\")",
+        evidence="#182 (conformance/agentsmd/182-routing-sweep): the verification row \"Before opening or "
+                 "updating a PR, claiming readiness, ...\" read 5/5 where the released \"claim readiness\" "
+                 "read 0/5 (#181); the writing-for-agents row, whose later links carry trailing before-clauses, "
+                 "read 3/3.",
         pattern=r"\b(before|prior to|ahead of)\b",
+        flags="| When ready to ship | [release](release.md) |",
+        passes="| Writing | [prose](prose.md) before editing a `SKILL.md` |",
     ),
     Rule(
         id="state-trigger",
         severity="error",
         message="trigger {trigger!r} names a state, not an action (use a verb: committing, opening a PR, ...)",
-        evidence='"Claim readiness" (a state) read the procedure 0/5 times; "Before opening or updating a PR" '
-                 "(an action) 5/5.",
-        pattern=r"\b(before|when|while|after|prior to)\s+(you\s+|we\s+)?(\w+)",
+        checks="the row's trigger names an action: \"before/when <verb>ing\", an imperative first verb "
+               "(\"Edit tracked files\", \"Initialize or reload ...\"), or a conversation event "
+               "(\"User asks to ...\"); a noun phrase or condition (\"claim readiness\", \"when ready\") is a state",
+        evidence="\"claim readiness\" read the verification procedure 0/5 (#181) and \"Before opening or updating a "
+                 "PR\" 5/5 (#182); imperative rows (\"Edit tracked files or select a workspace\", \"Map dependent "
+                 "unresolved decisions\", \"User explicitly asks to consult Grok\") read 3/3 in the #182 sweep, "
+                 "so an imperative is not a state.",
+        pattern=r"\b(before|when|whenever|while|after|prior to)\s+(you\s+|we\s+|are\s+|about to\s+)*(\w+)",
+        flags="| When ready to ship | [release](release.md) |",
+        passes="| Edit tracked files or select a workspace | [impl](implementation.md) |",
     ),
     Rule(
         id="bare-conjunct",
         severity="error",
-        message='{target} is joined by a bare "{joiner}" with no before-clause of its own',
+        message='{target} is joined by a bare "{joiner}" with no clause of its own',
+        checks='no link is joined to the previous one by a bare "and"/"&"/"+"/"or" without a clause of its own '
+               '(also "Claim readiness and [verify](verify.md)")',
         evidence='A second file joined to a row by a bare "and" was skipped by one model and read by others: '
-                 "the conjunct does not say when the second file applies.",
+                 "the conjunct does not say when the second file applies (the demo's incident arm).",
         pattern=r"^\s*(?:,\s*)?(and|&|\+|or)\s*$",
+        flags="| Before X | [a](a.md) and [b](b.md) |",
+        passes="| Before X | [a](a.md); before Y, [b](b.md) |",
     ),
     Rule(
         id="row-length",
         severity="warning",
         message="row is {length} characters (cap {cap}): long rows bury the trigger",
+        checks="the row's line is at most `[audit] max_row_chars` characters",
         evidence="Design heuristic, not yet measured: routing rows are scanned, and a trigger buried in a "
                  "long row competes with its own qualifiers. The cap is [audit] max_row_chars.",
     ),
@@ -67,10 +103,13 @@ RULES: tuple[Rule, ...] = (
         id="task-start-pointer",
         severity="warning",
         message="trigger {trigger!r} fires at every task start: it competes with the moment-specific rows",
-        evidence="A task-start pointer added to one routing table regressed another row (it was read at the "
-                 "start instead of at that row's moment).",
+        checks="the trigger does not fire at every task start (\"at the start of every task\", \"always\")",
+        evidence="#182: fix1's widened task-start pointer dropped verification to 3/5 and made the question "
+                 "negative open research/index.md 2/5; a task-start pointer competes with the moment rows.",
         pattern=r"\b(start|begin|beginning)\w*\s+(of\s+)?(any|every|each|a|the)?\s*(task|session|conversation)\b"
                 r"|\balways\b",
+        flags="| At the start of every task | [c](c.md) |",
+        passes="| Before committing | [c](commit.md) |",
     ),
 )
 RULES_BY_ID = {rule.id: rule for rule in RULES}

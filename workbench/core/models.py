@@ -9,12 +9,16 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 SCHEMA_VERSION = 1
 """Version of the RunRecord layout; bump when a field changes meaning."""
 
 CallKind = Literal["read", "edit", "shell", "skill", "agent", "other"]
 CallStatus = Literal["ok", "error", "denied"]
+ContentEvidence = Literal["shown", "absent"]
+ReadBasis = Literal["content", "command", "tool-status"]
+OrderBasis = Literal["turn", "index"]
 CaseKind = Literal["positive", "negative"]
 Condition = Literal["confined", "unconfined", "live-install", "canary"]
 
@@ -43,6 +47,21 @@ class Call(BaseModel):
     )
     result: str | None = Field(default=None, description="Short excerpt of the tool result (canaries).")
     call_id: str | None = Field(default=None, description="The host's id for the call.")
+    turn: int | None = Field(
+        default=None,
+        description="The model turn the call was issued in (0-based); None: unknown, the scorer falls back to index order.")
+    evidence: dict[str, ContentEvidence] = Field(
+        default_factory=dict,
+        description="Procedure path (in the plugin copy) -> shown (a distinctive line of it is in the call's output) "
+                    "or absent (the whole output is there and holds no line of it); missing: no evidence.",
+    )
+    output: SkipJsonSchema[str | None] = Field(
+        default=None, exclude=True,
+        description="The whole tool output as the model received it (live only, never stored; None: the host hides it).",
+    )
+    output_truncated: SkipJsonSchema[bool] = Field(
+        default=False, exclude=True, description="The host says or shows that `output` was cut (live only).",
+    )
 
 
 class Usage(BaseModel):
@@ -93,6 +112,16 @@ class ScoreSpec(BaseModel):
     entry_file: str | None = Field(default=None, description="Path suffix whose read means 'entry loaded'.")
 
 
+class EvidenceConflict(BaseModel):
+    """A call where command analysis and content evidence disagree about reading a required file."""
+
+    call: int = Field(description="Index of the call.")
+    required: str = Field(description="The required file, as the case names it.")
+    command: Literal["read", "no-read"] = Field(
+        description="What command analysis (or the read tool's status) says the call did.")
+    content: ContentEvidence = Field(description="What the call's output shows; this side decides.")
+
+
 class Score(BaseModel):
     """The scorer's answer for one run."""
 
@@ -102,6 +131,16 @@ class Score(BaseModel):
     overall: Verdict
     moment_at: int | None = Field(description="Index of the moment call; len(calls) for `end`; None: never.")
     entry_loaded_at: int | None = None
+    order_basis: OrderBasis = Field(
+        default="index",
+        description="turn: a read is before the moment when issued in an earlier model turn; index: some call has "
+                    "no turn (imported records), so call order decides.")
+    read_basis: dict[str, ReadBasis] = Field(
+        default_factory=dict,
+        description="Required file -> what made its first read a read: content (the output showed it), command "
+                    "(shell command analysis) or tool-status (a read tool returned ok).")
+    conflicts: list[EvidenceConflict] = Field(
+        default_factory=list, description="Calls where command analysis and content evidence disagree.")
 
 
 class Marking(BaseModel):

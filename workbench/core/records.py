@@ -8,6 +8,7 @@ Lines in the AgentsMD shape are recognized per line and converted by the importe
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -58,6 +59,7 @@ def append_record(path: str | os.PathLike[str], record: RunRecord) -> None:
     A write that fails or lands short (disk full) is cut off again, so the file never keeps a torn
     line; the OSError is raised for the caller to stop on. (Callers append one at a time.)"""
     data = encode(record)
+    os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)  # a fresh workspace has no records/ yet
     fd = os.open(os.fspath(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         size = os.fstat(fd).st_size
@@ -66,9 +68,10 @@ def append_record(path: str | os.PathLike[str], record: RunRecord) -> None:
             if written != len(data):
                 raise OSError(errno.ENOSPC, f"short write ({written} of {len(data)} bytes)", os.fspath(path))
             os.fsync(fd)
-        except OSError:
-            os.ftruncate(fd, size)
-            raise
+        except OSError as err:
+            with contextlib.suppress(OSError):  # a device (/dev/full) cannot be truncated: the write's error counts
+                os.ftruncate(fd, size)
+            raise OSError(err.errno, err.strerror, os.fspath(path)) from err
     finally:
         os.close(fd)
 

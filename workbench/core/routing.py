@@ -1,40 +1,60 @@
 """Routing rows: the lines of a plugin that tell an agent WHICH procedure file to read and WHEN.
 
-Three shapes are parsed, each into `Row`s with a stable id:
+Rows are read from the markdown (`workbench.core.markdown`) the way authors write them:
 
-- markdown tables in a SKILL.md (`| When | Read |`): the first cell is the trigger, links in the
-  other cells are procedure files relative to that SKILL.md;
-- list-style routing maps (a text block a hook injects): one entry per line or bullet, the trigger
-  is the text before the first link; links may be markdown links or bare `*.md` paths;
-- the `description:` of a Skill's frontmatter (a row without links: the Skill's own trigger).
+- a table body row: the first cell is the trigger, links in the other cells;
+- a list item or a prose sentence that routes: "Before X, read [y](y.md)", "When X, read [y]",
+  "For X, apply [y] before Z", "[y] before X", "Read [y] when X", "**`y.md`** - Read when X";
+- in a routing map a hook injects (a routing file that is not a SKILL.md): every line with a
+  link or a bare `*.md` path;
+- the `description` of a Skill's front matter (kind `description`, no links).
 
-Row ids are the slug of the first linked file's stem (`workflows/pull-request.md` -> `pull-request`),
-or of the trigger for rows without links, so rewording a row keeps its id.
+Each link carries ITS clause: the text before it (or the trigger cell, for the first link) or,
+when the author wrote the clause after the link, the text after it. Links inside code, links to
+anything but a markdown file, and anti-examples ("Don't read [x]") make no row.
+
+Row ids come from the row's own content, never its position: `<skill>/<first linked file>`
+(the stem, or the parent folder for `*/index.md`), `<skill>/description`; two rows of one Skill
+linking the same first file are told apart by their trigger (`<skill>/<file>@<trigger words>`).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-RowKind = Literal["table", "list", "description"]
-Wording = Literal["before-action", "state", "bare-and"]
+from workbench.core.markdown import Block, Piece, blocks, front_matter, read_text
 
-_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
-_BARE_PATH = re.compile(r"(?<![\w/.(\[-])((?:\.{0,2}/)?(?:[\w.-]+/)*[\w-]+\.md)\b")
-_SEPARATOR = re.compile(r"^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+RowKind = Literal["table", "list", "prose", "map", "description"]
+Wording = Literal["before-action", "state", "bare-and"]
+Side = Literal["before", "after"]
+
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
+_MD_PATH = re.compile(r"^(?:\.{0,2}/)?[\w{}<>*@.-]+(?:/[\w{}<>*@.-]+)*\.md$", re.IGNORECASE)
+_BARE_PATH = re.compile(r"(?<![\w/.(\[`-])((?:\.{0,2}/)?(?:[\w{}.-]+/)*[\w{}-]+\.md)\b")
 _BARE_JOIN = re.compile(r"\s*(?:,\s*)?(?:and|&|\+|or)\s*", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z*\[`(])")
+_LEAD_CLAUSE = re.compile(r"^\W*(before|when|whenever|while|if|once|after|prior to|ahead of|as soon as|for|on|"
+                          r"during|at)\b|\b(before|when|whenever|prior to|ahead of)\b", re.IGNORECASE)
+_TRAIL_CLAUSE = re.compile(r"\b(before|when|whenever|while|prior to|ahead of|once|if)\b", re.IGNORECASE)
+_READ_VERB = r"(?:read|see|open|load|use|apply|follow|consult|invoke|check)"
+_LEAD_TAIL = re.compile(rf"[\s:,;—–>→-]*(?:(?:then|first|also)\s+)?(?:{_READ_VERB})?[\s:,;—–>→-]*$", re.IGNORECASE)
+_TRAIL_HEAD = re.compile(r"^[\s:,;—–>→-]*")
+_SEPARATED = re.compile(r"[:—–→]\s*$|\s-\s*$|\s(?:->|=>)\s*$")
+_ANTI = re.compile(r"^\W*(don'?t|do not|never|avoid|bad|wrong|not|no)\b|❌|🚫", re.IGNORECASE)
+_CUT = re.compile(r"[;]|\.\s")
 
 
 @dataclass(frozen=True)
 class Link:
-    """One procedure file a row links: label, path as written, resolved file, wording, and the gap.
+    """One procedure file a row links: label, path as written, resolved file, wording and its clause.
 
-    `gap` is the text between the previous link (or the trigger) and this one: where a second
-    file's own before-clause would be.
+    `gap` is the text between the previous link (or the trigger) and this one; `clause` is the
+    text that says when THIS file applies, on `side` "before" or "after" the link; `after` is the
+    text following the link up to the next link or separator (a trailing clause, if any).
     """
 
     label: str
@@ -42,11 +62,14 @@ class Link:
     path: Path
     wording: Wording
     gap: str = ""
+    clause: str = ""
+    side: Side = "before"
+    after: str = ""
 
 
 @dataclass(frozen=True)
 class Row:
-    """One routing row: where it is, what triggers it, and which files it links."""
+    """One routing row: where it is, what triggers it, which files it links, and why it is a row."""
 
     skill: str
     trigger: str
@@ -56,6 +79,7 @@ class Row:
     kind: RowKind = "table"
     file: Path | None = None
     text: str = ""
+    why: str = ""
 
 
 def slug(text: str) -> str:
@@ -63,138 +87,249 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "row"
 
 
-def trigger_wording(trigger: str) -> Wording:
+def trigger_wording(clause: str) -> Wording:
     """"Before <verb>ing ..." names the action; anything else describes a state."""
-    found = re.match(r"\s*before\s+(\w+)", trigger, re.IGNORECASE)
+    found = re.search(r"\bbefore\s+(\w+)", clause, re.IGNORECASE)
     return "before-action" if found and found.group(1).lower().endswith("ing") else "state"
 
 
-def _links(rest: str, base: Path, wording: Wording, *, bare_paths: bool = False) -> list[Link]:
-    """Links in REST (resolved against BASE); a link after a bare conjunct gets wording `bare-and`."""
-    found: list[tuple[int, int, str, str]] = []
-    for m in _LINK.finditer(rest):
-        if not m.group(2).startswith(("http://", "https://", "#", "mailto:")):
-            found.append((m.start(), m.end(), m.group(1), m.group(2).split("#")[0]))
-    if bare_paths:
-        spans = [(s, e) for s, e, _, _ in found]
-        for m in _BARE_PATH.finditer(rest):
-            if not any(s <= m.start() < e for s, e in spans):
-                found.append((m.start(), m.end(), m.group(1), m.group(1)))
-        found.sort()
+def is_procedure_href(href: str) -> bool:
+    """A local link to a markdown file (not a URL, an anchor or another kind of file)."""
+    path = href.split("#")[0].strip()
+    return bool(path) and not _SCHEME.match(path) and not path.startswith("/") and path.lower().endswith(".md")
+
+
+def _text(pieces: list[Piece]) -> str:
+    return "".join(f"`{p.text}`" if p.kind == "code" else p.text for p in pieces)
+
+
+def _sentences(pieces: tuple[Piece, ...], *, by_line: bool) -> list[list[Piece]]:
+    """Split PIECES at sentence ends (or, BY_LINE, at line breaks) inside text pieces."""
+    merged: list[Piece] = []
+    for piece in pieces:
+        if piece.kind == "text" and merged and merged[-1].kind == "text":
+            merged[-1] = Piece("text", merged[-1].text + piece.text, merged[-1].line)
+        else:
+            merged.append(piece)
+    out: list[list[Piece]] = [[]]
+    for piece in merged:
+        if piece.kind != "text":
+            out[-1].append(piece)
+            continue
+        line = piece.line
+        for index, part in enumerate((re.compile(r"\n") if by_line else _SENTENCE).split(piece.text)):
+            if index:
+                out.append([])
+            out[-1].append(Piece("text", part.replace("\n", " "), line))
+            line += part.count("\n") + (1 if by_line else 0)
+    return [s for s in out if any(p.kind != "text" or p.text.strip() for p in s)]
+
+
+def _mark_links(sentence: list[Piece], *, bare: bool) -> list[Piece | tuple[str, str, int]]:
+    """Pieces with procedure links (and a leading `path.md` code span, and bare paths when BARE)
+    turned into (label, target, line) tuples."""
+    out: list[Piece | tuple[str, str, int]] = []
+    leading = True
+    for i, piece in enumerate(sentence):
+        nxt = sentence[i + 1].text if i + 1 < len(sentence) and sentence[i + 1].kind == "text" else ""
+        if piece.kind == "link" and is_procedure_href(piece.href):
+            out.append((piece.text, piece.href.split("#")[0].strip(), piece.line))
+        elif piece.kind == "code" and _MD_PATH.match(piece.text) and (
+                bare or (leading and re.match(r"^\s*(?:[—–:]|-\s|->|→)", nxt))):
+            out.append((piece.text, piece.text, piece.line))
+        elif piece.kind == "text" and bare:
+            last = 0
+            for m in _BARE_PATH.finditer(piece.text):
+                out.append(Piece("text", piece.text[last:m.start()], piece.line))
+                out.append((m.group(1), m.group(1), piece.line))
+                last = m.end()
+            out.append(Piece("text", piece.text[last:], piece.line))
+        else:
+            out.append(piece)
+        if piece.kind != "text" or piece.text.strip(" *_"):
+            leading = False
+    return out
+
+
+def _resolve(target: str, base: Path, fallback: Path | None) -> Path:
+    path = (base / target).resolve()
+    if fallback is not None and not path.exists() and (fallback / target).exists():
+        return (fallback / target).resolve()
+    return path
+
+
+def _build_links(parts: list[Piece | tuple[str, str, int]], lead: str, base: Path,
+                 fallback: Path | None) -> tuple[list[Link], Side, str, str]:
+    """Links of PARTS with their clauses; also the clause side, the lead text and the tail text."""
+    texts: list[str] = [""]
+    found: list[tuple[str, str]] = []
+    for part in parts:
+        if isinstance(part, tuple):
+            found.append((part[0], part[1]))
+            texts.append("")
+        else:
+            texts[-1] += _text([part])
+    texts[0] = (lead + " " + texts[0]).strip() if lead else texts[0]
+    tail = texts[-1]
     links: list[Link] = []
-    last_end = 0
-    for start, end, label, target in found:
-        gap = rest[last_end:start]
-        bare = bool(links) and _BARE_JOIN.fullmatch(gap) is not None
-        links.append(Link(label, target, (base / target).resolve(), "bare-and" if bare else wording, gap))
-        last_end = end
-    return links
+    for i, (label, target) in enumerate(found):
+        gap, follow = texts[i], texts[i + 1]
+        if i > 0:  # the part of the gap before a `;` is the previous link's trailing clause
+            pieces = _CUT.split(gap, maxsplit=1)
+            gap = pieces[1] if len(pieces) > 1 else "" if links[-1].side == "after" else gap
+        after = _CUT.split(follow, maxsplit=1)[0] if i + 1 < len(found) else follow
+        after = after.strip(" ,")
+        own_before = bool(_LEAD_CLAUSE.search(gap)) and not _BARE_JOIN.fullmatch(gap)
+        link_side: Side = "after" if _TRAIL_CLAUSE.search(after) and not own_before else "before"
+        clause = after if link_side == "after" else gap
+        if i > 0 and _BARE_JOIN.fullmatch(gap) and not _TRAIL_CLAUSE.search(after):
+            wording: Wording = "bare-and"
+        elif "before-action" in (trigger_wording(gap), trigger_wording(after)):
+            wording = "before-action"
+        else:
+            wording = "state"
+        links.append(Link(label, target, _resolve(target, base, fallback), wording, gap, clause.strip(), link_side,
+                          after))
+    side: Side = links[0].side if links else "before"
+    return links, side, texts[0], tail
 
 
-def parse_table(text: str, skill_file: Path, skill: str, *, line_offset: int = 0) -> list[Row]:
-    """Rows of the markdown tables in TEXT whose cells after the first contain links."""
-    rows: list[Row] = []
-    in_table = False
-    for n, raw in enumerate(text.split("\n"), start=1):
-        line = raw.strip()
-        if not line.startswith("|"):
-            in_table = False
-            continue
-        if _SEPARATOR.match(line):
-            in_table = True
-            continue
-        if not in_table:
-            continue  # a header row
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        trigger, rest = cells[0], " | ".join(cells[1:])
-        links = _links(rest, skill_file.parent, trigger_wording(trigger))
-        first = _LINK.search(trigger)
-        if not links and first:  # "| Claim readiness and [verify](verify.md) |": links in the trigger cell
-            trigger, rest = trigger[:first.start()].strip(), trigger[first.start():]
-            links = _links(rest, skill_file.parent, trigger_wording(trigger))
-        if links:
-            rows.append(Row(skill, trigger, tuple(links), n + line_offset, kind="table", file=skill_file, text=raw))
-    return rows
-
-
-def parse_list(text: str, file: Path, skill: str, *, bullets_only: bool, line_offset: int = 0,
-               fallback: Path | None = None) -> list[Row]:
-    """List-style routing entries: one per line or bullet, the trigger before the first link.
-
-    Links resolve against FILE's folder, or against FALLBACK (the plugin root) when that is where
-    the file exists: a hook-injected map often names paths from the plugin root.
-    """
-    rows: list[Row] = []
-    in_fence = False
-    for n, raw in enumerate(text.split("\n"), start=1):
-        stripped = raw.strip()
-        if stripped.startswith("```"):
-            in_fence = not in_fence
-            continue
-        bullet = _BULLET.match(raw)
-        if in_fence or not stripped or stripped.startswith(("|", "#")) or (bullets_only and not bullet):
-            continue
-        body = raw[bullet.end():] if bullet else stripped
-        first = min([m.start() for m in _LINK.finditer(body)] + [m.start() for m in _BARE_PATH.finditer(body)],
-                    default=None)
-        if first is None:
-            continue
-        trigger = re.sub(r"[\s:,;—–>-]*(?:read|see|open|load|use)?[\s:,;—–>-]*$", "", body[:first],
-                         flags=re.IGNORECASE).strip()
-        links = _links(body[first:], file.parent, trigger_wording(trigger), bare_paths=True)
-        if fallback is not None:
-            links = [replace(lk, path=(fallback / lk.target).resolve())
-                     if not lk.path.exists() and (fallback / lk.target).exists() else lk for lk in links]
-        rows.append(Row(skill, trigger, tuple(links), n + line_offset, kind="list", file=file, text=raw))
-    return rows
-
-
-def frontmatter(text: str) -> tuple[dict[str, tuple[str, int]], str, int]:
-    """`key: value` pairs (with their line numbers) of a leading `---` block, the body, and its offset."""
+def _source_line(text: str, line: int, offset: int) -> str:
     lines = text.split("\n")
-    if not lines or lines[0].strip() != "---":
-        return {}, text, 0
-    for end in range(1, len(lines)):
-        if lines[end].strip() == "---":
-            meta: dict[str, tuple[str, int]] = {}
-            for number, line in enumerate(lines[1:end], start=2):
-                key, sep, value = line.partition(":")
-                if sep and key.strip() and not line.startswith((" ", "\t")):
-                    meta[key.strip()] = (value.strip().strip("\"'"), number)
-            return meta, "\n".join(lines[end + 1:]), end + 1
-    return {}, text, 0
+    return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+def _table_row(block: Block, file: Path, skill: str, fallback: Path | None) -> Row | None:
+    cells = block.cells
+    if not cells:
+        return None
+    first = _mark_links(list(cells[0]), bare=False)
+    rest = [p for cell in cells[1:] for p in (*_mark_links(list(cell), bare=False), Piece("text", " | ", block.line))]
+    if rest:
+        rest.pop()
+    if any(isinstance(p, tuple) for p in rest):
+        trigger = _text(list(cells[0])).strip()
+        links, side, _, _ = _build_links(rest, trigger, file.parent, fallback)
+        why = "table row: trigger in the first cell, links in the other cells"
+    elif any(isinstance(p, tuple) for p in first):
+        links, side, lead, _ = _build_links(first, "", file.parent, fallback)
+        trigger = _LEAD_TAIL.sub("", lead).strip()
+        why = "table row: trigger and links in the first cell"
+    else:
+        return None
+    if side == "after":
+        why += "; the clause follows each link"
+    return Row(skill, trigger, tuple(links), block.line, kind="table", file=file, why=why)
+
+
+def _sentence_row(sentence: list[Piece], block: Block, file: Path, skill: str, fallback: Path | None,
+                  *, as_map: bool) -> tuple[Row | None, str]:
+    """The row one sentence makes, or (None, why not)."""
+    parts = _mark_links(sentence, bare=as_map)
+    if not any(isinstance(p, tuple) for p in parts):
+        return None, "no procedure link"
+    whole = _text(sentence)
+    if _ANTI.search(whole):
+        return None, "an anti-example (don't / never / bad)"
+    links, side, lead, tail = _build_links(parts, "", file.parent, fallback)
+    line = next(p[2] for p in parts if isinstance(p, tuple))
+    kind: RowKind = "map" if as_map else "list" if block.kind == "item" else "prose"
+    if side == "after":
+        trigger = _TRAIL_HEAD.sub("", _CUT.split(tail, maxsplit=1)[0] if len(links) == 1 else links[0].clause).strip()
+        why = "the clause follows the link (\"[y](y.md) before X\", \"**`y.md`** - Read when X\")"
+    else:
+        trigger = _LEAD_TAIL.sub("", lead).strip()
+        why = "the clause comes before the link (\"Before X, read [y](y.md)\")"
+        if not as_map and not _LEAD_CLAUSE.search(lead) and not (block.kind == "item" and _SEPARATED.search(lead)):
+            return None, "links without a routing clause (no before/when/for … and no 'Topic: [link]')"
+    if as_map:
+        why = "routing map line: " + why
+    return Row(skill, trigger.rstrip(" ,.;:"), tuple(links), line, kind=kind, file=file,
+               why=f"{'list item' if kind == 'list' else kind}: {why}" if not as_map else why), ""
+
+
+def skill_name(file: Path, meta: dict[str, object]) -> str:
+    """The Skill a routing file belongs to: front matter `name`, the SKILL.md's folder, else the file stem."""
+    name = meta.get("name")
+    if isinstance(name, str) and name.strip():
+        return name.strip()
+    if file.name == "SKILL.md" or file.name.lower() == "index.md":
+        return file.parent.name
+    return file.stem
 
 
 def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path | None = None) -> list[Row]:
-    """Every routing row of one file: description, table rows, list entries (without ids)."""
-    meta, body, offset = frontmatter(text)
-    is_skill = file.name == "SKILL.md" or bool(meta)
-    name = skill or (meta["name"][0] if "name" in meta else file.parent.name if is_skill else file.stem)
+    """Every routing row of one file, in line order (without ids)."""
+    fm = front_matter(text, file=file)
+    is_skill = file.name == "SKILL.md" or bool(fm.data)
+    name = skill or skill_name(file, fm.data)
     rows: list[Row] = []
-    if "description" in meta:
-        desc, line = meta["description"]
-        rows.append(Row(name, desc, (), line, kind="description", file=file, text=text.split("\n")[line - 1]))
-    rows += parse_table(body, file, name, line_offset=offset)
-    rows += parse_list(body, file, name, bullets_only=is_skill, line_offset=offset, fallback=plugin)
+    desc = fm.data.get("description")
+    if isinstance(desc, str) and desc.strip() and "description" in fm.lines:
+        first, _ = fm.lines["description"]
+        rows.append(Row(name, " ".join(desc.split()), (), first, kind="description", file=file,
+                        text=_source_line(text, first, 0), why="description: the Skill's front matter trigger"))
+    for block in blocks(fm.body, offset=fm.offset):
+        if block.kind == "table":
+            row = _table_row(block, file, name, plugin)
+            if row is not None:
+                rows.append(replace(row, text=_source_line(text, row.line, 0)))
+            continue
+        for sentence in _sentences(block.cells[0], by_line=not is_skill):
+            found, _ = _sentence_row(sentence, block, file, name, plugin, as_map=not is_skill)
+            if found is not None:
+                rows.append(replace(found, text=_source_line(text, found.line, 0)))
     return sorted(rows, key=lambda r: r.line)
 
 
-def assign_ids(rows: list[Row]) -> list[Row]:
-    """Give each row a stable, unique id: first link's stem, else trigger; skill-prefixed on clashes."""
-    def base(row: Row) -> str:
-        if row.kind == "description":
-            return f"{slug(row.skill)}-description"
-        return slug(Path(row.links[0].target).stem) if row.links else slug(row.trigger)
+def parse_table(text: str, skill_file: Path, skill: str, *, line_offset: int = 0) -> list[Row]:
+    """Only the table rows of a markdown BODY (whose first line is LINE_OFFSET + 1)."""
+    rows: list[Row] = []
+    for block in blocks(text, offset=line_offset):
+        if block.kind == "table":
+            row = _table_row(block, skill_file, skill, None)
+            if row is not None:
+                rows.append(row)
+    return rows
 
+
+def file_key(target: str) -> str:
+    """The id part of a linked file: its stem, or its folder for `*/index.md`."""
+    path = Path(target)
+    if path.name.lower() in ("index.md", "skill.md", "readme.md") and path.parent.name not in ("", ".", ".."):
+        return slug(path.parent.name)
+    return slug(path.stem)
+
+
+def row_key(row: Row) -> str:
+    """The content-derived id of ROW before clash handling."""
+    if row.kind == "description":
+        return f"{slug(row.skill)}/description"
+    return f"{slug(row.skill)}/{file_key(row.links[0].target) if row.links else slug(row.trigger)}"
+
+
+def assign_ids(rows: list[Row]) -> list[Row]:
+    """Give each row its content-derived id. Rows of one Skill whose first links share a name are
+    told apart by the linked path (`s/w-p`, `s/v-p`), rows linking the same first file by trigger."""
+    def by_path(row: Row) -> str:
+        if row.kind == "description" or not row.links:
+            return row_key(row)
+        target = row.links[0].target.removeprefix("./")
+        return f"{slug(row.skill)}/{slug(target[:-3] if target.lower().endswith('.md') else target)}"
+
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row_key(row)] = counts.get(row_key(row), 0) + 1
+    keys = [row_key(row) if counts[row_key(row)] == 1 else by_path(row) for row in rows]
+    path_counts: dict[str, int] = {}
+    for key in keys:
+        path_counts[key] = path_counts.get(key, 0) + 1
     seen: set[str] = set()
     out: list[Row] = []
-    for row in rows:
-        candidate = base(row)
-        if candidate in seen:
-            candidate = f"{slug(row.skill)}-{candidate}"
-        number = 2
-        unique = candidate
-        while unique in seen:
+    for row, key in zip(rows, keys, strict=True):
+        candidate = key if path_counts[key] == 1 else f"{key}@{slug(' '.join(row.trigger.split()[:5]))}"
+        unique, number = candidate, 2
+        while unique in seen:  # identical rows: only identical text is ever numbered
             unique, number = f"{candidate}-{number}", number + 1
         seen.add(unique)
         out.append(replace(row, id=unique))
@@ -202,19 +337,50 @@ def assign_ids(rows: list[Row]) -> list[Row]:
 
 
 def parse_files(files: list[Path], *, plugin: Path | None = None) -> list[Row]:
-    """Rows of every file, in file order, with ids."""
+    """Rows of every file, in file order, with ids; a file that is not UTF-8 is an InputError."""
     rows: list[Row] = []
     for file in files:
-        rows += parse_text(file.read_text(encoding="utf-8"), file, plugin=plugin)
+        rows += parse_text(read_text(file), file, plugin=plugin)
     return assign_ids(rows)
 
 
 def find_row(rows: list[Row], ref: str) -> Row | None:
-    """A row by id, else by exact trigger (case-insensitive)."""
+    """A row by id, by its id without the Skill (when only one row has it), else by exact trigger."""
     for row in rows:
         if row.id == ref:
             return row
+    short = [row for row in rows if row.id.split("/", 1)[-1] == ref]
+    if len(short) == 1:
+        return short[0]
     return next((row for row in rows if row.trigger.lower() == ref.lower()), None)
+
+
+def names_row(rows: list[Row], ref: str | None, row_id: str) -> bool:
+    """True when REF (a case target or an arm's row, full or short id) names the row ROW_ID."""
+    if not ref:
+        return False
+    if ref == row_id:
+        return True
+    found = find_row(rows, ref)
+    return found is not None and found.id == row_id
+
+
+def closest_rows(rows: list[Row], ref: str, *, n: int = 3) -> list[str]:
+    """Ids of the rows whose id (or id without the Skill) is closest to REF."""
+    by_name: dict[str, str] = {}
+    for row in rows:
+        by_name.setdefault(row.id, row.id)
+        by_name.setdefault(row.id.split("/", 1)[-1], row.id)
+    near = difflib.get_close_matches(ref, list(by_name), n=n * 2, cutoff=0.4)
+    return list(dict.fromkeys(by_name[name] for name in near))[:n]
+
+
+def unknown_row_message(rows: list[Row], ref: str) -> str:
+    """"no routing row X; closest: a, b" (or the known ids when nothing is close)."""
+    near = closest_rows(rows, ref)
+    if near:
+        return f"no routing row {ref!r} (its text may have changed); closest: {', '.join(near)}"
+    return f"no routing row {ref!r}; rows: {', '.join(r.id for r in rows) or 'none'}"
 
 
 def required_key(link: Link, row: Row) -> str:

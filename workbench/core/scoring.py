@@ -8,28 +8,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from workbench.core.models import Call, CallKind, CaseKind, Score, ScoreSpec, Verdict
+from workbench.core.hostinfo import infer_kind as infer_kind  # the importer's vocabulary lives with the hosts
+from workbench.core.models import (
+    Call,
+    CaseKind,
+    ContentEvidence,
+    EvidenceConflict,
+    OrderBasis,
+    ReadBasis,
+    Score,
+    ScoreSpec,
+    Verdict,
+)
 from workbench.core.moments import find_moment, parse_moment
 from workbench.core.paths import GLOB_CHARS as _GLOB_CHARS
 from workbench.core.paths import either_suffix, segments, suffix_match
 from workbench.core.shell import analyze
 
-SCORER_RULES = 1
+SCORER_RULES = 2
 """Version of the scoring rules; bump when any rule changes a verdict, so old records can be rescored."""
 
-_KINDS: dict[str, CallKind] = {
-    **dict.fromkeys(("Read", "read", "read_file", "view"), "read"),
-    **dict.fromkeys(("Bash", "bash", "exec_command", "shell", "run_shell_command"), "shell"),
-    **dict.fromkeys(("Edit", "Write", "MultiEdit", "apply_patch", "edit", "write", "replace", "write_file",
-                     "str_replace_editor"), "edit"),
-    **dict.fromkeys(("Skill", "skill"), "skill"),
-    **dict.fromkeys(("Task", "Agent", "task", "agent"), "agent"),
-}
-
-
-def infer_kind(tool: str) -> CallKind:
-    """The host-neutral kind of a tool known only by name (imported published records)."""
-    return _KINDS.get(tool, "other")
 
 
 def read_paths(call: Call) -> list[str]:
@@ -42,33 +40,95 @@ def read_paths(call: Call) -> list[str]:
     return [p for p in reads if not any(either_suffix(p, u) for u in call.unreadable)]
 
 
+def content_of(call: Call, required: str) -> ContentEvidence | None:
+    """What the call's output shows of REQUIRED: shown if any procedure it names was shown, absent if
+    every one it names is absent, None without evidence (evidence keys are paths in the plugin copy)."""
+    found = [e for path, e in call.evidence.items() if either_suffix(path, required)]
+    if "shown" in found:
+        return "shown"
+    return "absent" if found else None
+
+
+def judge_read(call: Call, required: str, command_read: bool) -> tuple[bool, ReadBasis, EvidenceConflict | None]:
+    """Whether CALL read REQUIRED, on what basis, and the conflict when the evidence overrules the
+    command analysis (`command_read`): shown makes a read, absent unmakes one, none leaves it."""
+    content = content_of(call, required)
+    claimed: ReadBasis = "tool-status" if call.kind == "read" else "command"
+    if content is None:
+        return command_read, claimed, None
+    conflict = None
+    if (content == "shown") != command_read:
+        conflict = EvidenceConflict(call=call.index, required=required,
+                                    command="read" if command_read else "no-read", content=content)
+    return content == "shown", "content", conflict
+
+
 def first_read(required: str, calls: Sequence[Call]) -> int | None:
     """Index of the first call that successfully read `required` (suffix match), or None."""
     return first_reads([required], calls)[required]
 
 
 def first_reads(required: Sequence[str], calls: Sequence[Call]) -> dict[str, int | None]:
-    """Index of the first successful read of each required file, keyed by the file as given.
+    """Index of the first successful read of each required file, keyed by the file as given."""
+    return read_evidence(required, calls)[0]
+
+
+def read_evidence(required: Sequence[str], calls: Sequence[Call]
+                  ) -> tuple[dict[str, int | None], dict[str, ReadBasis], list[EvidenceConflict]]:
+    """First successful read of each required file (keyed as given), the basis of each, and every
+    conflict between command analysis and content evidence over the whole run.
 
     Each call is analyzed once and a read path is only compared with required files of the same base
     name (globs with all). Two required files sharing a base name (`a/index.md`, `b/index.md`) are told
     apart here, once: a read counts for each required file it is a path suffix of, so `x/a/index.md`
-    is a read of `a/index.md` only, while a bare `index.md` requirement accepts either."""
+    is a read of `a/index.md` only, while a bare `index.md` requirement accepts either. A call with
+    content evidence is judged against every required file (`judge_read`)."""
     found: dict[str, int | None] = dict.fromkeys(required)
+    basis: dict[str, ReadBasis] = {}
+    conflicts: list[EvidenceConflict] = []
     by_base: dict[str, list[str]] = {}
     for req in found:
         by_base.setdefault(segments(req)[-1] if segments(req) else req, []).append(req)
     missing = set(found)
     for i, call in enumerate(calls):
-        if not missing:
-            break
+        if not missing and not call.evidence:
+            continue
+        claimed: set[str] = set()
         for path in read_paths(call):
             base = segments(path)[-1] if segments(path) else path
-            candidates = missing if _GLOB_CHARS.intersection(base) else by_base.get(base, ())
-            for req in [r for r in candidates if r in missing and suffix_match(path, r)]:
-                found[req] = i
+            candidates = found if _GLOB_CHARS.intersection(base) else by_base.get(base, ())
+            claimed.update(r for r in candidates if suffix_match(path, r))
+        judged = found if call.evidence else claimed
+        for req in judged:
+            did_read, why, conflict = judge_read(call, req, req in claimed)
+            if conflict is not None:
+                conflicts.append(conflict.model_copy(update={"call": i}))
+            if did_read and req in missing:
+                found[req], basis[req] = i, why
                 missing.discard(req)
-    return found
+    return found, basis, conflicts
+
+
+def reads_file(call: Call, required: str) -> bool:
+    """Whether CALL successfully read REQUIRED, content evidence first (the entry file check)."""
+    return judge_read(call, required, any(suffix_match(p, required) for p in read_paths(call)))[0]
+
+
+def order_basis(calls: Sequence[Call]) -> OrderBasis:
+    """turn when every call knows its model turn, else index (imported or older records)."""
+    return "turn" if calls and all(c.turn is not None for c in calls) else "index"
+
+
+def is_before(calls: Sequence[Call], read_at: int, moment_at: int, basis: OrderBasis) -> bool:
+    """Whether the read at READ_AT came before the moment: issued in an EARLIER model turn (its result
+    could reach the model before it chose the action), or by index when turns are unknown. The
+    `end` moment (len(calls)) follows every read."""
+    if read_at >= moment_at:
+        return False
+    if moment_at >= len(calls) or basis == "index":
+        return True
+    read_turn, moment_turn = calls[read_at].turn, calls[moment_at].turn
+    return read_turn is not None and moment_turn is not None and read_turn < moment_turn
 
 
 def _names_skill(call: Call, skill: str) -> bool:
@@ -83,7 +143,7 @@ def entry_loaded_at(spec: ScoreSpec, calls: Sequence[Call]) -> int | None:
         if spec.entry_skill and call.kind == "skill" and call.status == "ok" and _names_skill(
                 call, spec.entry_skill):
             return i
-        if spec.entry_file and any(suffix_match(p, spec.entry_file) for p in read_paths(call)):
+        if spec.entry_file and reads_file(call, spec.entry_file):
             return i
     return None
 
@@ -121,7 +181,8 @@ def score(spec: ScoreSpec, calls: Sequence[Call], *, moment_at: int | None | _Un
     """
     if isinstance(moment_at, _Unset):
         moment_at = find_moment(parse_moment(spec.moment), calls)
-    reads = first_reads(spec.required, calls)
+    reads, basis, conflicts = read_evidence(spec.required, calls)
+    order = order_basis(calls)
     verdicts: dict[str, Verdict] = {}
     for key, at in reads.items():
         if not model_output:
@@ -131,7 +192,8 @@ def score(spec: ScoreSpec, calls: Sequence[Call], *, moment_at: int | None | _Un
         elif moment_at is None:
             verdicts[key] = "read-noaction" if at is not None else "skip-noaction"
         else:
-            verdicts[key] = "fired" if at is not None and at < moment_at else "skip"
+            verdicts[key] = "fired" if at is not None and is_before(calls, at, moment_at, order) else "skip"
     overall: Verdict = overall_verdict(spec.kind, verdicts) if model_output else "no-output"
     return Score(reads=reads, verdicts=verdicts, overall=overall, moment_at=moment_at,
-                 entry_loaded_at=entry_loaded_at(spec, calls))
+                 entry_loaded_at=entry_loaded_at(spec, calls), order_basis=order, read_basis=basis,
+                 conflicts=conflicts)

@@ -68,7 +68,7 @@ SEQUENTIAL_PRIOR = 0.5
 discordant pairs after 7 pairs at alpha 0.05, a = 1 after 8 (bench/decide.py compares them)."""
 
 
-def paired_e_value(b_wins: int, a_wins: int, prior: float = SEQUENTIAL_PRIOR) -> float:
+def paired_e_value(b_wins: float, a_wins: float, prior: float = SEQUENTIAL_PRIOR) -> float:
     """Mixture likelihood ratio of the discordant pairs against H0 "each arm wins a discordant pair
     with probability 1/2": E = integral of p^b (1-p)^a dBeta(a, a) / (1/2)^(a+b).
 

@@ -20,7 +20,7 @@ from git.index.typ import BaseIndexEntry
 from gitdb.base import IStream
 
 from workbench.core.errors import InputError
-from workbench.core.routing import Row, assign_ids, parse_text
+from workbench.core.routing import Row, assign_ids, find_row, parse_text, unknown_row_message
 from workbench.core.workspace import FILENAME, Workspace
 
 BRANCH_PREFIX = "workbench/arm/"
@@ -104,10 +104,9 @@ def create_arm(ws: Workspace, row_id: str, name: str, *, text: str | None = None
                          field="--name")
     repo = open_repo(ws.plugin_dir)
     rows, texts = head_rows(ws, repo)
-    row = next((r for r in rows if r.id == row_id), None)
+    row = find_row(rows, row_id)
     if row is None or row.file is None:
-        known = ", ".join(r.id for r in rows) or "none"
-        raise InputError(f"no routing row {row_id!r} at HEAD (rows: {known})", field="ROW")
+        raise InputError(unknown_row_message(rows, row_id) + " at HEAD", field="ROW")
     replacement = new_line(row, text=text, trigger=trigger)
     if replacement == row.text:
         raise InputError("the new text is the row's current text", field="--text")

@@ -1,8 +1,12 @@
-"""Host adapters: how to launch each real agent CLI for one measured run (see docs/hosts.md, "Adapters")."""
+"""The host registry: every host's adapter (how to launch its CLI for one measured run, docs/hosts.md
+"Adapters") and its stream parser by name. Names, tool vocabularies and script-call mappings are the
+pure data of `workbench.core.hostinfo`; CLI `--host` choices come from `HOST_NAMES`."""
 
 from __future__ import annotations
 
 from workbench.core.errors import InputError
+from workbench.core.hostinfo import HOSTS, NAMES, HostInfo
+from workbench.core.parsers import StreamParser, make_parser
 from workbench.hosts.base import SCRIPTED, HostAdapter, Launch, RunSpec, clean_env
 from workbench.hosts.claude import ClaudeAdapter
 from workbench.hosts.codex import CodexAdapter
@@ -11,12 +15,26 @@ from workbench.hosts.grok import GrokAdapter
 from workbench.hosts.opencode import OpenCodeAdapter
 from workbench.hosts.sim import SimAdapter
 
-ADAPTERS: dict[str, HostAdapter] = {a.name: a for a in (ClaudeAdapter(), CodexAdapter(), OpenCodeAdapter(),
-                                                        GeminiAdapter(), GrokAdapter(), SimAdapter())}
+HOST_NAMES = NAMES
+"""Every host name, in the order the CLI lists them."""
+
+_ADAPTERS = (ClaudeAdapter(), CodexAdapter(), OpenCodeAdapter(), GeminiAdapter(), GrokAdapter(), SimAdapter())
+ADAPTERS: dict[str, HostAdapter] = {name: next(a for a in _ADAPTERS if a.name == name) for name in HOST_NAMES}
 """Host name -> adapter; the four npm hosts are verified, grok is by command line only, sim is offline Python."""
 
-REAL_HOSTS = ("claude", "codex", "opencode", "gemini")
+REAL_HOSTS = tuple(name for name, info in HOSTS.items() if info.verified and info.wire is not None)
 """The hosts installed from npm and verified offline against the scripted model server."""
+
+
+def info(host: str) -> HostInfo:
+    """What the workbench knows about HOST (tool vocabulary, wire API), or an InputError."""
+    adapter(host)
+    return HOSTS[host]
+
+
+def parser_for(host: str) -> StreamParser:
+    """A fresh stream parser for HOST (Codex's rollout log: `workbench.core.parsers.make_parser`)."""
+    return make_parser(host)
 
 
 def adapter(host: str) -> HostAdapter:
@@ -26,4 +44,5 @@ def adapter(host: str) -> HostAdapter:
     return ADAPTERS[host]
 
 
-__all__ = ["ADAPTERS", "REAL_HOSTS", "SCRIPTED", "HostAdapter", "Launch", "RunSpec", "adapter", "clean_env"]
+__all__ = ["ADAPTERS", "HOST_NAMES", "REAL_HOSTS", "SCRIPTED", "HostAdapter", "Launch", "RunSpec", "adapter",
+           "clean_env", "info", "parser_for"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from workbench.modelstub.script import ScriptCall
+from workbench.core.hostinfo import claude_call
 from workbench.modelstub.turns import Turn, count_runs
 from workbench.modelstub.wire import (
     INPUT_TOKENS,
@@ -30,17 +30,6 @@ CANNED_TEXT = "Scripted session"
 _ERRORS = {429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
 
 
-def tool_use(call: ScriptCall) -> tuple[str, dict[str, Any]]:
-    """Claude Code's own tool and input for a portable call."""
-    if call.read is not None:
-        return "Read", {"file_path": call.read}
-    if call.shell is not None:
-        return "Bash", {"command": call.shell, "description": "Run a scripted command"}
-    if call.edit is not None:
-        return "Edit", {"file_path": call.edit.path, "old_string": call.edit.old, "new_string": call.edit.new}
-    if call.write is not None:
-        return "Write", {"file_path": call.write.path, "content": call.write.content}
-    return "Skill", {"skill": call.skill}
 
 
 class AnthropicMessages(WireAPI):
@@ -66,7 +55,7 @@ class AnthropicMessages(WireAPI):
         text = CANNED_TEXT if turn is None else turn.text
         blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
         for call in turn.calls if turn else ():
-            name, args = tool_use(call)
+            name, args = claude_call(call)
             blocks.append({"type": "tool_use", "id": new_id("toolu_"), "name": name, "input": args})
         stop = "tool_use" if turn is not None and turn.calls else "end_turn"
         message = {"id": new_id("msg_"), "type": "message", "role": "assistant", "model": request.model,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from workbench.modelstub.script import ScriptCall
+from workbench.core.hostinfo import gemini_call
 from workbench.modelstub.turns import Turn, count_runs
 from workbench.modelstub.wire import (
     INPUT_TOKENS,
@@ -30,18 +30,6 @@ CANNED_JSON = {"complexity_reasoning": "scripted run", "complexity_score": 80, "
 _STATUS = {429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 529: "UNAVAILABLE"}
 
 
-def gemini_call(call: ScriptCall) -> tuple[str, dict[str, Any]]:
-    """Gemini CLI's own tool and arguments for a portable call."""
-    if call.read is not None:
-        return "read_file", {"file_path": call.read}
-    if call.shell is not None:
-        return "run_shell_command", {"command": call.shell, "description": "Run a scripted command"}
-    if call.edit is not None:
-        return "replace", {"file_path": call.edit.path, "old_string": call.edit.old,
-                           "new_string": call.edit.new, "instruction": "Apply the scripted edit"}
-    if call.write is not None:
-        return "write_file", {"file_path": call.write.path, "content": call.write.content}
-    return "activate_skill", {"name": call.skill}
 
 
 class Gemini(WireAPI):

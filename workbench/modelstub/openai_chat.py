@@ -13,7 +13,7 @@ import json
 import time
 from typing import Any
 
-from workbench.modelstub.script import ScriptCall
+from workbench.core.hostinfo import opencode_call
 from workbench.modelstub.turns import Turn, count_runs
 from workbench.modelstub.wire import (
     INPUT_TOKENS,
@@ -31,17 +31,6 @@ from workbench.modelstub.wire import (
 CANNED_TEXT = "Scripted session"
 
 
-def opencode_call(call: ScriptCall) -> tuple[str, dict[str, Any]]:
-    """OpenCode's own tool and arguments for a portable call."""
-    if call.read is not None:
-        return "read", {"filePath": call.read}
-    if call.shell is not None:
-        return "bash", {"command": call.shell, "description": "Run a scripted command"}
-    if call.edit is not None:
-        return "edit", {"filePath": call.edit.path, "oldString": call.edit.old, "newString": call.edit.new}
-    if call.write is not None:
-        return "write", {"filePath": call.write.path, "content": call.write.content}
-    return "skill", {"name": call.skill}
 
 
 class OpenAIChat(WireAPI):

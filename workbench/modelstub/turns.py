@@ -31,22 +31,26 @@ class Turn:
 
 
 def plan_turns(script: Script, *, read_before_edit: bool = False) -> list[Turn]:
-    """The host's turns for a script, always ending with a turn without calls."""
+    """The host's turns for a script, always ending with a turn without calls.
+
+    A step's calls stay together in ONE turn (same-turn calls are what the scorer's turn rule
+    judges); the reads inserted for edits of unread files form their own turn just before it.
+    """
     turns: list[Turn] = []
     read: set[str] = set()
     for index, step in enumerate(script.steps):
         text = step.say
-        current: list[ScriptCall] = []
+        unread: list[str] = []
         for call in step.calls:
             if call.read is not None:
                 read.add(call.read)
             elif call.edit is not None and read_before_edit and call.edit.path not in read:
-                current.append(ScriptCall(read=call.edit.path))
-                turns.append(Turn(text, tuple(current), index))
-                text, current = None, []
+                unread.append(call.edit.path)
                 read.add(call.edit.path)
-            current.append(call)
-        turns.append(Turn(text, tuple(current), index))
+        if unread:
+            turns.append(Turn(text, tuple(ScriptCall(read=path) for path in unread), index))
+            text = None
+        turns.append(Turn(text, tuple(step.calls), index))
     if turns[-1].calls:
         turns.append(Turn(FINAL_TEXT, (), len(script.steps)))
     return turns

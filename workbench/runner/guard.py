@@ -16,6 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench.core.errors import InputError
+
 LIVE_CONFIGS = (".claude/settings.json", ".claude/settings.local.json", ".claude/CLAUDE.md", ".claude/skills",
                 ".claude/plugins/installed_plugins.json", ".codex/config.toml", ".codex/AGENTS.md", ".codex/skills",
                 ".gemini/settings.json", ".gemini/GEMINI.md", ".config/opencode/opencode.json",
@@ -107,6 +109,8 @@ class Guard:
         """A guard over CHECKOUTS and the live host configs under HOME."""
         roots: list[Path] = []
         for c in checkouts:
+            if not Path(c).is_dir():
+                raise InputError(f"not a folder: {c}", field="--guard")
             top = subprocess.run(["git", "-C", str(c), "rev-parse", "--show-toplevel"], capture_output=True,
                                  text=True, check=False)
             root = Path(top.stdout.strip()) if top.returncode == 0 else Path(os.path.realpath(c))

@@ -8,8 +8,8 @@ ends with "Done.", as the scripted model server does.
 from __future__ import annotations
 
 import time
-from typing import Any
 
+from workbench.core.hostinfo import claude_call
 from workbench.modelstub.script import Script, ScriptCall
 from workbench.sim.stream import StreamWriter
 from workbench.sim.tools import Outcome, Workspace, plugin_name
@@ -20,18 +20,6 @@ NO_OUTPUT_ERROR = ("API Error: Repeated 529 Overloaded errors · check status.cl
                    "(simulated provider fault: no model output)")
 
 
-def tool_call(call: ScriptCall) -> tuple[str, dict[str, Any]]:
-    """The Claude Code tool name and input for a portable call."""
-    if call.read is not None:
-        return "Read", {"file_path": call.read}
-    if call.shell is not None:
-        return "Bash", {"command": call.shell, "description": "Run a shell command"}
-    if call.edit is not None:
-        return "Edit", {"file_path": call.edit.path, "old_string": call.edit.old, "new_string": call.edit.new,
-                        "replace_all": False}
-    if call.write is not None:
-        return "Write", {"file_path": call.write.path, "content": call.write.content}
-    return "Skill", {"skill": call.skill or ""}
 
 
 def execute(call: ScriptCall, ws: Workspace) -> tuple[Outcome, str | None]:
@@ -60,7 +48,7 @@ def run_script(script: Script, ws: Workspace, writer: StreamWriter, *, prompt: s
         if not step.calls:
             final = step.say
             break
-        uses = [(call, *tool_call(call)) for call in step.calls]
+        uses = [(call, *claude_call(call)) for call in step.calls]
         ids = [writer.tool_use(name, tool_input) for _, name, tool_input in uses]
         results: list[str] = []
         for (call, name, tool_input), use_id in zip(uses, ids, strict=True):

@@ -16,10 +16,12 @@ from textual import on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.worker import Worker
 
 from workbench.core.workspace import Workspace, load_workspace
+from workbench.failure import describe
 from workbench.tui.data import WorkspaceView
-from workbench.tui.messages import CanaryRequested, WorkbenchMessage
+from workbench.tui.messages import CanaryRequested, WorkbenchMessage, WorkerFailed
 
 JOURNAL_SIZE = 5000
 
@@ -86,6 +88,14 @@ class WorkbenchApp(App[None]):
     @on(WorkbenchMessage)
     def keep(self, message: WorkbenchMessage) -> None:
         self.journal.append(message)
+
+    def worker_failed(self, screen: Screen[object], worker: Worker[object]) -> None:
+        """The TUI's one error boundary: a worker's exception becomes one error line (a notification,
+        and WorkerFailed to its screen, which resets its own state), never a crash."""
+        error = worker.error if worker.error is not None else RuntimeError("worker failed")
+        line = describe(error).line
+        self.notify(line, title=f"{worker.group} failed", severity="error", timeout=10)
+        screen.post_message(WorkerFailed(worker.group, line))
 
     def kinds(self) -> list[str]:
         """Names of the journal's messages, in order (tests)."""

@@ -15,7 +15,7 @@ from workbench.core.cases import load_cases
 from workbench.core.errors import InputError
 from workbench.core.lint import Finding, lint_rows
 from workbench.core.models import Case
-from workbench.core.routing import Row, parse_files, parse_text
+from workbench.core.routing import Row, names_row, parse_files, parse_text
 from workbench.core.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -69,11 +69,12 @@ class WorkspaceView:
 
     def first_positive(self, row_id: str) -> Case | None:
         """The row's first positive case (cases are sorted by file name)."""
-        return next((c for c in self.cases if c.kind == "positive" and c.target == row_id), None)
+        return next((c for c in self.cases if c.kind == "positive" and names_row(self.rows, c.target, row_id)), None)
 
     def promote_cases(self, row_id: str) -> list[Case]:
         """A batch's default cases for a row: its positives and every negative."""
-        return [c for c in self.cases if (c.kind == "positive" and c.target == row_id) or c.kind == "negative"]
+        return [c for c in self.cases
+                if (c.kind == "positive" and names_row(self.rows, c.target, row_id)) or c.kind == "negative"]
 
     def arms(self) -> list[ArmInfo]:
         """Every arm of the workspace (baseline first); none when the plugin is not in a git repo."""
@@ -88,7 +89,8 @@ class WorkspaceView:
         """Arms that edit ROW: by their stored row, or by the arm commit's message (`row ID`)."""
         out = []
         for arm in self.arms():
-            if arm.row == row_id or (arm.sha and arm.name != "baseline" and _commit_row(self.ws, arm.sha) == row_id):
+            if names_row(self.rows, arm.row, row_id) or (arm.sha and arm.name != "baseline"
+                                                         and names_row(self.rows, _commit_row(self.ws, arm.sha), row_id)):
                 out.append(arm)
         return out
 

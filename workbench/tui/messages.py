@@ -131,3 +131,12 @@ class BatchFinished(WorkbenchMessage):
         super().__init__()
         self.result = result
         self.note = note
+
+
+class WorkerFailed(WorkbenchMessage):
+    """A worker raised instead of posting its own outcome; `error` is the one line the app showed."""
+
+    def __init__(self, group: str, error: str) -> None:
+        super().__init__()
+        self.group = group
+        self.error = error

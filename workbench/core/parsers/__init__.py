@@ -7,6 +7,7 @@ from typing import Protocol
 
 from workbench.core.errors import InputError
 from workbench.core.events import Event, ParsedRun
+from workbench.core.hostinfo import NAMES
 
 
 class StreamParser(Protocol):
@@ -23,7 +24,8 @@ class StreamParser(Protocol):
         ...
 
 
-HOSTS = ("claude", "codex", "opencode", "gemini", "grok", "sim")
+HOSTS = NAMES
+"""Every host name (`workbench.core.hostinfo`)."""
 
 
 def make_parser(host: str, session_log: Iterable[str] | None = None) -> StreamParser:

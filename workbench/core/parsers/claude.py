@@ -2,7 +2,9 @@
 
 Reads `system/init` (version, model, tools, skills, plugins), `assistant` events (text and
 `tool_use` blocks), `user` events (`tool_result` blocks with `is_error`) and the final `result`
-(usage, cost, served model, `permission_denials`). The traps it handles:
+(usage, cost, served model, `permission_denials`). A call's turn is its assistant message id
+(one message per model turn, however many events carry its blocks); without ids, a turn is the
+assistant events between two tool-result events. The traps it handles:
 
 - a denied call shows as an `is_error` tool_result whose text asks for permission, and again in
   `permission_denials`: either makes the status "denied", never "ok" or "error";
@@ -19,6 +21,7 @@ from typing import Any, ClassVar
 
 from workbench.core.events import Event, InitSeen, RunEnded, TextSeen, UsageSeen
 from workbench.core.evidence import unreadable_paths
+from workbench.core.hostinfo import HOSTS
 from workbench.core.models import Call, CallKind, Usage
 from workbench.core.parsers.common import (
     BadShape,
@@ -34,6 +37,7 @@ from workbench.core.parsers.common import (
     get_list,
     get_num,
     get_str,
+    output_fields,
     str_items,
 )
 
@@ -58,6 +62,9 @@ class MessagesStreamParser(JsonLineParser):
         self.synthetic_error: str | None = None
         self.last_text: str | None = None
         self.ended = False
+        self.unnamed_turn = 0
+        """Counts tool-result events: the turn key of assistant messages without an id."""
+        self.turn: int | None = None
 
     # --- events -------------------------------------------------------------------------------
     def handle(self, obj: dict[str, Any]) -> list[Event]:
@@ -100,6 +107,7 @@ class MessagesStreamParser(JsonLineParser):
             return []
         if model:
             self.served_model = model
+        self.turn = self.book.turn_of(get_str(message, "id") or f"#unnamed{self.unnamed_turn}")
         events: list[Event] = []
         for block in content:
             if block.get("type") == "text" and (text := get_str(block, "text")):
@@ -119,6 +127,8 @@ class MessagesStreamParser(JsonLineParser):
         if not isinstance(content, list) or not all(isinstance(b, dict) for b in content):
             raise BadShape("user message content is not a list of blocks")
         events: list[Event] = []
+        if any(b.get("type") == "tool_result" for b in content):
+            self.unnamed_turn += 1
         for block in content:
             if block.get("type") != "tool_result":
                 continue
@@ -175,12 +185,12 @@ class MessagesStreamParser(JsonLineParser):
         kind = self.kind_of(tool)
         fields = call_fields(tool, kind, args, command_keys=self.COMMAND_KEYS, skill_keys=self.SKILL_KEYS,
                              path_keys=self.PATH_KEYS)
-        return self.book.start(get_str(block, "id"), **fields)
+        return self.book.start(get_str(block, "id"), turn=self.turn, **fields)
 
     def finish_call(self, call: Call, block: dict[str, Any]) -> Event:
         text = flatten_text(block.get("content"))
         is_error = block.get("is_error") is True
-        updates: dict[str, Any] = {"result": excerpt(text)}
+        updates: dict[str, Any] = {"result": excerpt(text), **output_fields(text)}
         if call.status == "denied" or (is_error and self.DENIAL.search(text)):
             updates.update(status="denied", unreadable=failed_read_paths(call, text))
         elif call.kind == "shell":
@@ -214,18 +224,7 @@ class ClaudeParser(MessagesStreamParser):
     """Claude Code stream-json."""
 
     host = "claude"
-    KINDS: ClassVar[dict[str, CallKind]] = {
-        "Read": "read",
-        "NotebookRead": "read",
-        "Edit": "edit",
-        "Write": "edit",
-        "MultiEdit": "edit",
-        "NotebookEdit": "edit",
-        "Bash": "shell",
-        "Skill": "skill",
-        "Task": "agent",
-        "Agent": "agent",
-    }
+    KINDS: ClassVar[dict[str, CallKind]] = dict(HOSTS["claude"].tools)
     DENIAL: ClassVar[re.Pattern[str]] = re.compile(
         r"requested permissions? to|Permission to use .* has been denied|haven't granted"
         r"|permission denied by (?:the )?user|The user doesn't want to proceed",

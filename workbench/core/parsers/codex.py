@@ -16,6 +16,13 @@ write in it ("Read-only file system"): the rest of the chain ran, so `cat f && g
 read f. A call that never ran is "denied" when its output shows a refusal ("patch rejected",
 "Operation not permitted", ...), else "error". The rollout's `session_meta.cli_version`
 is the host version (--json has none).
+
+Turns come from the rollout: the calls of one model response are consecutive response items, and
+a response ends with its `token_usage_record` (a tool output or `token_count` event also closes
+it), so the next call starts a new turn. --json alone runs a turn's calls one after another like
+separate turns and carries no turn id: without the rollout a call's turn is None (unknown). A
+call's `output` is what the model received: the rollout's output when there is one, else the
+command's `aggregated_output`.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from typing import Any
 
 from workbench.core.events import Event, InitSeen, RunEnded, TextSeen, UsageSeen
 from workbench.core.evidence import unreadable_paths
+from workbench.core.hostinfo import CODEX_SHELL_TOOLS
 from workbench.core.models import CallStatus, Usage
 from workbench.core.parsers.common import (
     MAX_LINE,
@@ -40,6 +48,7 @@ from workbench.core.parsers.common import (
     get_int,
     get_list,
     get_str,
+    output_fields,
     unwrap_argv,
     unwrap_command,
 )
@@ -50,6 +59,8 @@ _REFUSAL = re.compile(
     r"|blocked by (?:the )?(?:sandbox|policy)|not permitted by",
     re.IGNORECASE,
 )
+_TURN_ENDS = frozenset({"token_usage_record", "token_count", "function_call_output", "custom_tool_call_output"})
+"""Rollout lines (or payload types) after which the next call belongs to a new model turn."""
 _ITEM_STATUS: dict[str, CallStatus] = {"completed": "ok", "failed": "error", "declined": "denied"}
 
 
@@ -62,6 +73,12 @@ class RolloutCall:
     command: str | None = None
     paths: list[str] = field(default_factory=list)
     output: str | None = None
+    turn: int | None = None
+
+    @property
+    def shown(self) -> str | None:
+        """The part of the output that is the tool's own (after Codex's `Output:` header)."""
+        return self.output.split("\nOutput:\n", 1)[-1] if self.output is not None else None
 
     def calls(self) -> list[dict[str, Any]]:
         """Fields of the normalized call(s) for an omitted action (one per patched path)."""
@@ -76,8 +93,9 @@ class RolloutCall:
             status = "error"
         else:
             status = "ok"
-        shown = text.split("\nOutput:\n", 1)[-1] if self.output is not None else None
-        base = {"tool": self.tool, "call_id": self.call_id, "status": status, "result": excerpt(shown)}
+        shown = self.shown
+        base = {"tool": self.tool, "call_id": self.call_id, "status": status, "result": excerpt(shown),
+                "turn": self.turn, **output_fields(shown)}
         if self.command is not None:
             return [{**base, "kind": "shell", "command": self.command, "exit_code": code,
                      "unreadable": unreadable_paths(text)}]
@@ -90,6 +108,7 @@ def read_rollout(lines: Iterable[str]) -> tuple[str | None, list[RolloutCall]]:
     version: str | None = None
     calls: list[RolloutCall] = []
     by_id: dict[str, RolloutCall] = {}
+    turn, turn_closed = -1, True
     for line in lines:
         if len(line) > MAX_LINE:
             continue
@@ -101,10 +120,15 @@ def read_rollout(lines: Iterable[str]) -> tuple[str | None, list[RolloutCall]]:
         if get_str(obj, "type") == "session_meta":
             version = get_str(payload, "cli_version") or version
             continue
+        if get_str(obj, "type") in _TURN_ENDS or get_str(payload, "type") in _TURN_ENDS:
+            turn_closed = True
         if get_str(obj, "type") != "response_item":
             continue
         call = _rollout_call(payload)
         if call is not None:
+            if turn_closed:
+                turn, turn_closed = turn + 1, False
+            call.turn = turn
             calls.append(call)
             if call.call_id:
                 by_id[call.call_id] = call
@@ -120,7 +144,7 @@ def _rollout_call(payload: dict[str, Any]) -> RolloutCall | None:
     kind, name, call_id = get_str(payload, "type"), get_str(payload, "name"), get_str(payload, "call_id")
     if kind == "custom_tool_call" and name == "apply_patch":
         return RolloutCall(call_id, "apply_patch", paths=_PATCH_FILE.findall(get_str(payload, "input") or ""))
-    if kind == "function_call" and name in ("exec_command", "shell", "container.exec"):
+    if kind == "function_call" and name in CODEX_SHELL_TOOLS:
         try:
             args = json.loads(get_str(payload, "arguments") or "")
         except (ValueError, RecursionError):
@@ -148,6 +172,8 @@ class CodexParser(JsonLineParser):
         super().__init__()
         self.book = CallBook()
         self.items: dict[str, list[int]] = {}
+        self.matched: dict[str, RolloutCall] = {}
+        """--json item id -> the rollout call it was matched to."""
         self.usage = Usage()
         self.last_text: str | None = None
         self.error: str | None = None
@@ -224,8 +250,12 @@ class CodexParser(JsonLineParser):
         if position is not None:
             events += self.emit_omitted(position)
             self.cursor = position + 1
-            rollout_id = self.rollout[position].call_id if self.rollout else None
-            fields = [{**f, "tool": self.rollout[position].tool} for f in fields] if self.rollout else fields
+            source = self.rollout[position] if self.rollout else None
+            rollout_id = source.call_id if source else None
+            if source is not None:
+                fields = [{**f, "tool": source.tool, "turn": source.turn} for f in fields]
+                if item_id is not None:
+                    self.matched[item_id] = source
         else:
             rollout_id = None
         indexes = []
@@ -251,6 +281,9 @@ class CodexParser(JsonLineParser):
             if call.kind == "shell":
                 if status == "ok" and code not in (None, 0):
                     updates["status"] = "error"
+                source = self.matched.get(item_id or "")
+                received = source.shown if source is not None and source.output is not None else output
+                updates.update(output_fields(received))
                 updates.update(exit_code=code, result=excerpt(output))
                 updates["unreadable"] = unreadable_paths(output or "")
             events.append(self.book.finish(call, **updates))

@@ -175,13 +175,42 @@ def failed_read_paths(call: Call, text: str) -> list[str]:
     return found
 
 
+_TRUNCATED = re.compile(
+    r"truncated|\[\.\.\.?\s*\d*\s*(?:lines?|chars?|characters?|bytes?|tokens?)?\s*omitted|\d+ (?:lines?|tokens?) omitted"
+    r"|output (?:was )?(?:cut|clipped|limited)",
+    re.IGNORECASE,
+)
+
+
+def looks_truncated(text: str) -> bool:
+    """Whether a tool output says it was cut (hosts mark it: "[... 40 lines truncated]", "…omitted…").
+
+    A false alarm only costs an `absent` verdict (the content check then stays undecided); a miss
+    would unmake a read whose text was cut away, so any such marker counts.
+    """
+    return bool(_TRUNCATED.search(text))
+
+
+def output_fields(text: str | None, truncated: bool = False) -> dict[str, Any]:
+    """The live-only output fields of a finished call: the whole text the model received (None:
+    the host hides it) and whether it was cut."""
+    if text is None:
+        return {"output": None, "output_truncated": False}
+    return {"output": text, "output_truncated": truncated or looks_truncated(text)}
+
+
 class CallBook:
-    """Gives calls their issue-order index and keeps the latest form of each by the host's id."""
+    """Gives calls their issue-order index and turn, and keeps the latest form of each by the host's id."""
 
     def __init__(self) -> None:
         self.calls: list[Call] = []
         self.by_id: dict[str, int] = {}
         self.finished: set[int] = set()
+        self.turns: dict[str, int] = {}
+
+    def turn_of(self, key: str) -> int:
+        """The 0-based turn number of a host's turn key (message id, ...), in order of first sight."""
+        return self.turns.setdefault(key, len(self.turns))
 
     def start(self, call_id: str | None, **fields: Any) -> CallStarted:
         """Register a newly issued call."""

@@ -6,6 +6,12 @@ failed read inside it shows only as `unreadable` evidence in the output; a succe
 workspace", `invalid_tool_params`) — status "error", never "ok"; a policy or user refusal is
 "denied". `result.stats` gives the usage; `result.status: error` ends the run with an error.
 No version is in the stream.
+
+Turns: Gemini CLI names a call `<tool>_<ms>_<n>` with `n` counting the calls of one model turn
+from 0 (inside `tool_id`), so `n == 0` starts a turn and `n > 0` continues it. For an id without
+that counter (a model-given id), a turn starts at the first tool_use after a tool_result or after
+assistant text that followed one. A successful `read_file` returns empty output: the host hides
+the content, so the call's `output` is None (unknown), never "" (shown to be empty).
 """
 
 from __future__ import annotations
@@ -15,7 +21,8 @@ from typing import Any
 
 from workbench.core.events import Event, InitSeen, RunEnded, TextSeen, UsageSeen
 from workbench.core.evidence import unreadable_paths
-from workbench.core.models import CallKind, Usage
+from workbench.core.hostinfo import HOSTS
+from workbench.core.models import Usage
 from workbench.core.parsers.common import (
     BadShape,
     CallBook,
@@ -29,18 +36,11 @@ from workbench.core.parsers.common import (
     get_int,
     get_list,
     get_str,
+    output_fields,
 )
 
-KINDS: dict[str, CallKind] = {
-    "read_file": "read",
-    "read_many_files": "read",
-    "run_shell_command": "shell",
-    "replace": "edit",
-    "edit": "edit",
-    "write_file": "edit",
-    "activate_skill": "skill",
-    "delegate_to_agent": "agent",
-}
+KINDS = HOSTS["gemini"].tools
+_TURN_COUNTER = re.compile(r"_\d{10,}_(\d+)$")
 _DENIAL = re.compile(
     r"denied by (?:the )?(?:policy|user)|Tool execution denied|was denied|rejected by (?:the )?user"
     r"|User (?:cancelled|declined)|not allowed by (?:the )?policy",
@@ -57,6 +57,10 @@ class GeminiParser(JsonLineParser):
         super().__init__()
         self.book = CallBook()
         self.pending_error: str | None = None
+        self.turn = -1
+        self.turn_has_calls = False
+        self.turn_done = False
+        """A tool result arrived since the current turn's calls were issued: the next text or call is a new turn."""
 
     def handle(self, obj: dict[str, Any]) -> list[Event]:
         kind = obj.get("type")
@@ -66,7 +70,11 @@ class GeminiParser(JsonLineParser):
             content = obj.get("content")
             if not isinstance(content, str):
                 raise BadShape("message without string content")
-            return [TextSeen(content)] if obj.get("role") == "assistant" and content else []
+            if obj.get("role") != "assistant" or not content:
+                return []
+            if self.turn < 0 or self.turn_done:
+                self.new_turn()
+            return [TextSeen(content)]
         if kind == "tool_use":
             return [self.on_tool_use(obj)]
         if kind == "tool_result":
@@ -87,7 +95,18 @@ class GeminiParser(JsonLineParser):
                              path_keys=("file_path", "absolute_path", "path", "dir_path"))
         if kind not in ("shell", "skill") and fields["path"] is None:  # read_many_files: the first of `paths`
             fields["path"] = next((p for p in get_list(args, "paths") if isinstance(p, str) and p), None)
-        return self.book.start(get_str(obj, "tool_id"), **fields)
+        tool_id = get_str(obj, "tool_id")
+        counter = _TURN_COUNTER.search(tool_id or "")
+        first = int(counter.group(1)) == 0 if counter is not None else None
+        if self.turn < 0 or self.turn_done or (first and self.turn_has_calls):
+            self.new_turn()
+        self.turn_has_calls = True
+        return self.book.start(tool_id, turn=self.turn, **fields)
+
+    def new_turn(self) -> None:
+        self.turn += 1
+        self.turn_has_calls = False
+        self.turn_done = False
 
     def on_tool_result(self, obj: dict[str, Any]) -> list[Event]:
         call = self.book.get(get_str(obj, "tool_id"))
@@ -97,7 +116,10 @@ class GeminiParser(JsonLineParser):
         error = obj.get("error")
         error_text = (get_str(error, "message") or flatten_text(error)) if error is not None else ""
         status = get_str(obj, "status")
+        self.turn_done = True
         updates: dict[str, Any] = {"result": excerpt(output or error_text)}
+        hidden = status != "error" and call.kind == "read" and not output
+        updates.update(output_fields(None if hidden else (error_text or output) if status == "error" else output))
         if status == "error":
             text = error_text or output
             if _DENIAL.search(text):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
+from workbench.core.hostinfo import HOSTS
 from workbench.core.models import CallKind
 from workbench.core.parsers.claude import MessagesStreamParser
 
@@ -26,25 +27,7 @@ class GrokParser(MessagesStreamParser):
     """Best-effort Grok streaming-messages-json parser (UNVERIFIED: see the module docstring)."""
 
     host = "grok"
-    KINDS: ClassVar[dict[str, CallKind]] = {
-        "read_file": "read",
-        "view_file": "read",
-        "Read": "read",
-        "search_replace": "edit",
-        "write": "edit",
-        "write_file": "edit",
-        "create_file": "edit",
-        "str_replace_editor": "edit",
-        "edit_file": "edit",
-        "Edit": "edit",
-        "Write": "edit",
-        "run_terminal_command": "shell",
-        "bash": "shell",
-        "Bash": "shell",
-        "spawn_subagent": "agent",
-        "Skill": "skill",
-        "skill": "skill",
-    }
+    KINDS: ClassVar[dict[str, CallKind]] = dict(HOSTS["grok"].tools)
     PATH_KEYS: ClassVar[tuple[str, ...]] = ("target_file", "file_path", "path", "filePath", "file")
     COMMAND_KEYS: ClassVar[tuple[str, ...]] = ("command", "cmd")
     DENIAL: ClassVar[re.Pattern[str]] = re.compile(

@@ -9,6 +9,12 @@ has no price for (custom providers, the scripted server, a skipped catalogue fet
 run is "not priced", not "free". There is
 no init event (no version) and no final summary: the run ends at a `step_finish` with reason
 `stop`, at an `error` event, or at the end of the stream.
+
+Issue order: OpenCode writes a tool's event when the tool FINISHES, so calls of one step (one model
+turn: its `messageID`) arrive in finish order. The parser holds a step's tool events until the step
+ends (`step_finish`, the next step, an error or the end of the stream) and numbers them by part id
+(OpenCode's ids ascend in creation order, i.e. the order the model issued the calls), then by
+`state.time.start`. The turn is the step's message id.
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from typing import Any
 
 from workbench.core.events import Event, RunEnded, TextSeen, UsageSeen
 from workbench.core.evidence import unreadable_paths
-from workbench.core.models import CallKind, Usage
+from workbench.core.hostinfo import HOSTS
+from workbench.core.models import Usage
 from workbench.core.parsers.common import (
     BadShape,
     CallBook,
@@ -30,19 +37,10 @@ from workbench.core.parsers.common import (
     get_int,
     get_num,
     get_str,
+    output_fields,
 )
 
-KINDS: dict[str, CallKind] = {
-    "read": "read",
-    "edit": "edit",
-    "write": "edit",
-    "patch": "edit",
-    "multiedit": "edit",
-    "apply_patch": "edit",
-    "bash": "shell",
-    "skill": "skill",
-    "task": "agent",
-}
+KINDS = HOSTS["opencode"].tools
 _DENIAL = re.compile(r"rejected permission|permission (?:was )?denied by|user dismissed", re.IGNORECASE)
 
 
@@ -60,16 +58,20 @@ class OpenCodeParser(JsonLineParser):
         """Whether any step reported a cost above 0 (until then the cost is unknown, not 0)."""
         self.last_text: str | None = None
         self.ended = False
+        self.held: dict[str, dict[str, Any]] = {}
+        """The current step's tool parts by call id (latest state), until the step ends."""
 
     def handle(self, obj: dict[str, Any]) -> list[Event]:
         kind = obj.get("type")
         part = obj.get("part")
         if kind == "error":
-            return self.on_error(obj)
+            return self.release() + self.on_error(obj)
         if not isinstance(part, dict):
             raise BadShape(f"{kind!r} event without a part" if isinstance(kind, str) else "no event type")
         if kind == "step_start":
-            return []
+            events = self.release()
+            self.book.turn_of(get_str(part, "messageID") or f"#step{len(self.book.turns)}")
+            return events
         if kind == "text":
             text = get_str(part, "text")
             if text:
@@ -79,15 +81,28 @@ class OpenCodeParser(JsonLineParser):
         if kind == "tool_use":
             return self.on_tool(part)
         if kind == "step_finish":
-            return self.on_step_finish(part)
+            return self.release() + self.on_step_finish(part)
         if kind == "reasoning":
             return []
         raise BadShape(f"unknown event type {kind!r}" if isinstance(kind, str) else "no event type")
 
     def on_tool(self, part: dict[str, Any]) -> list[Event]:
-        state = part.get("state")
-        if not isinstance(state, dict):
+        if not isinstance(part.get("state"), dict):
             raise BadShape("tool_use without a state")
+        call_id = get_str(part, "callID")
+        if call_id is not None and self.book.get(call_id) is not None:
+            return self.tool_events(part)  # a call released earlier: its later state applies at once
+        self.held[call_id or f"#part{len(self.held)}"] = part
+        return []
+
+    def release(self) -> list[Event]:
+        """The held tool events of the step, in issue order: part id, then start time."""
+        parts = sorted(self.held.values(), key=_issue_key)
+        self.held = {}
+        return [event for part in parts for event in self.tool_events(part)]
+
+    def tool_events(self, part: dict[str, Any]) -> list[Event]:
+        state = get_dict(part, "state")
         call_id = get_str(part, "callID")
         events: list[Event] = []
         call = self.book.get(call_id)
@@ -96,17 +111,21 @@ class OpenCodeParser(JsonLineParser):
             args = get_dict(state, "input")
             kind = KINDS.get(tool, "other")
             fields = call_fields(tool, kind, args, path_keys=("filePath", "path"))
-            started = self.book.start(call_id, **fields)
+            message = get_str(part, "messageID")
+            turn = self.book.turn_of(message) if message else (len(self.book.turns) - 1 if self.book.turns else None)
+            started = self.book.start(call_id, turn=turn, **fields)
             events.append(started)
             call = started.call
         status = get_str(state, "status")
         if status not in ("completed", "error"):
             return events  # pending / running: the final event follows
         output = get_str(state, "output") or ""
+        metadata = get_dict(state, "metadata")
         updates: dict[str, Any] = {}
         if status == "error":
             error = get_str(state, "error") or "error"
             updates["result"] = excerpt(error)
+            updates.update(output_fields(error))
             if _DENIAL.search(error):
                 updates["status"] = "denied"
                 updates["unreadable"] = failed_read_paths(call, error)
@@ -114,9 +133,10 @@ class OpenCodeParser(JsonLineParser):
                 updates.update(status="error", unreadable=failed_read_paths(call, error))
         else:
             updates["result"] = excerpt(output)
+            updates.update(output_fields(output, metadata.get("truncated") is True))
             updates["status"] = "ok"
             if call.kind == "shell":
-                code = get_int(get_dict(state, "metadata"), "exit")
+                code = get_int(metadata, "exit")
                 updates["exit_code"] = code
                 updates["unreadable"] = unreadable_paths(output)
                 if code not in (None, 0):
@@ -157,11 +177,16 @@ class OpenCodeParser(JsonLineParser):
         return [RunEnded(is_error=True, error=message or "error")]
 
     def finish(self) -> list[Event]:
-        events = self.book.flush_open()
+        events = self.release() + self.book.flush_open()
         if not self.ended:
             self.ended = True
             events.append(RunEnded(is_error=False, text=self.last_text))
         return events
+
+
+def _issue_key(part: dict[str, Any]) -> tuple[str, float]:
+    start = get_num(get_dict(get_dict(part, "state"), "time"), "start")
+    return (get_str(part, "id") or "\uffff", start if start is not None else float("inf"))
 
 
 def _add(total: int | None, more: int | None) -> int | None:

@@ -24,8 +24,9 @@ from workbench.core.models import RunRecord
 from workbench.core.summary import is_hit, overall
 from workbench.tui.estimate import estimate
 from workbench.tui.jobs import BatchJob
-from workbench.tui.messages import BatchFinished, BatchRunFinished, BatchStarted, ProofChecked
+from workbench.tui.messages import BatchFinished, BatchRunFinished, BatchStarted, ProofChecked, WorkerFailed
 from workbench.tui.widgets.bars import interval_bar, rate_text
+from workbench.tui.workers import ForwardsWorkerErrors
 
 if TYPE_CHECKING:
     from workbench.modelstub import Script
@@ -45,7 +46,7 @@ def tally(records: list[RunRecord]) -> dict[tuple[str, str], tuple[int, int, int
     return out
 
 
-class BatchScreen(Screen[None]):
+class BatchScreen(ForwardsWorkerErrors, Screen[None]):
     """The promote form, the proof, progress and live results."""
 
     BINDINGS = [Binding("ctrl+r", "start", "start batch"), Binding("x", "abort", "abort batch")]
@@ -228,6 +229,11 @@ class BatchScreen(Screen[None]):
         for (arm, case), (hits, valid, invalid) in sorted(tally(self.records).items(), key=lambda kv: (kv[0][1],
                                                                                                         kv[0][0])):
             table.add_row(arm, case, rate_text(hits, valid), interval_bar(hits, valid), str(invalid))
+
+    @on(WorkerFailed)
+    def worker_error(self, message: WorkerFailed) -> None:
+        self.job = None
+        self.query_one("#batch-status", Static).update(f"[b red]batch stopped[/b red]: {escape(message.error)}")
 
     @on(BatchFinished)
     def finished(self, message: BatchFinished) -> None:

@@ -10,11 +10,12 @@ from textual.widgets import Static
 
 from workbench.core.models import RunRecord
 from workbench.core.runstate import RunState
-from workbench.tui.messages import HostEventsSeen, RunPathsKnown
+from workbench.tui.messages import HostEventsSeen, RunPathsKnown, WorkerFailed
 from workbench.tui.widgets.callpane import CallPane
+from workbench.tui.workers import ForwardsWorkerErrors
 
 
-class LiveRunScreen(Screen[None]):
+class LiveRunScreen(ForwardsWorkerErrors, Screen[None]):
     """A screen with a CallPane and a `#verdict` Static showing the run numbered `run_id`."""
 
     run_id = 0
@@ -29,6 +30,14 @@ class LiveRunScreen(Screen[None]):
     def events_seen(self, message: HostEventsSeen) -> None:
         if message.run_id == self.run_id:
             self.query_one(CallPane).feed_all(message.take())
+
+    @on(WorkerFailed)
+    def worker_error(self, message: WorkerFailed) -> None:
+        """The run's worker raised: the run is over; its status line says why."""
+        self.running = False
+        self.query_one("#canary-status", Static).update(f"[red]could not run: {escape(message.error)}[/red]")
+
+    running = False
 
     def show_verdict(self, state: RunState) -> None:
         """The forming verdict (called by the pane); a Static update re-lays out the screen: only on change."""

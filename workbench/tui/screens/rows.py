@@ -19,9 +19,10 @@ from textual.widgets import DataTable, Footer, Header, Input, Label, Static, Tex
 
 from workbench.core.errors import InputError
 from workbench.core.lint import Finding
-from workbench.core.routing import Row
+from workbench.core.routing import Row, slug
 from workbench.tui.data import lint_edit
 from workbench.tui.messages import ArmCreated, ArmFailed, CanaryRequested
+from workbench.tui.workers import ForwardsWorkerErrors
 
 if TYPE_CHECKING:
     from workbench.tui.app import WorkbenchApp
@@ -60,7 +61,7 @@ class ArmNameScreen(ModalScreen[str | None]):
         self.dismiss(event.value.strip() or None)
 
 
-class RowsScreen(Screen[None]):
+class RowsScreen(ForwardsWorkerErrors, Screen[None]):
     """Routing rows, the selected row's editor with live lint, and its arms."""
 
     BINDINGS = [
@@ -168,14 +169,15 @@ class RowsScreen(Screen[None]):
             return
         taken = {a.name for a in self.app.view.arms()}
         n = 1
-        while f"{row.id}-{n}" in taken:
+        short = slug(row.id.split("/", 1)[-1])
+        while f"{short}-{n}" in taken:
             n += 1
 
         def chosen(name: str | None) -> None:
             if name:
                 self.save_arm(row.id, name, text)
 
-        self.app.push_screen(ArmNameScreen(f"{row.id}-{n}"), chosen)
+        self.app.push_screen(ArmNameScreen(f"{short}-{n}"), chosen)
 
     @work(thread=True, exclusive=True, group="arm", exit_on_error=False)
     def save_arm(self, row_id: str, name: str, text: str) -> None:

@@ -1,0 +1,142 @@
+"""Content evidence: did a procedure's text reach the model in a call's output?
+
+Command analysis guesses a read from the command line; the output says what really reached the
+model. From the run's procedures (path -> text, read once per run) each procedure gets its
+DISTINCTIVE lines: at least MIN_DISTINCTIVE characters after whitespace is collapsed, with a letter,
+and contained in no other procedure (so showing one file never proves another). A call's output is
+then matched line by line:
+
+- `shown`: an output line ENDS with a distinctive line of the file, so any prefix is tolerated
+  (`12→`, `   12\t`, `12:`, grep's `path:12:`, `cat -n`) and whitespace may differ;
+- `absent`: the output is there, not truncated, and no output line ends with ANY line of the file
+  that has at least MIN_LINE characters (a shared heading still counts as "some of it was shown");
+- neither: no evidence (no output, truncated output, or only shared/short lines) — command
+  analysis decides.
+
+Matching costs one dict look-up per output line (keyed by the last TAIL characters) plus an
+`endswith` per candidate, so it stays linear in the output whatever the plugin's size
+(bench/fingerprints.py, docs/benchmarks.md). Text embedded inside a longer line (a JSON-encoded
+file, a quoted line) is not recognised: that stays with command analysis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from workbench.core.models import Call, ContentEvidence
+from workbench.core.paths import segments
+
+MIN_DISTINCTIVE = 20
+"""Shortest distinctive line (normalized characters): shorter lines are headings and boilerplate."""
+MIN_LINE = 8
+"""Shortest line whose presence stops an `absent` verdict; shorter ones (`---`, `1.`) are everywhere."""
+TAIL = MIN_LINE
+"""Index key: the last TAIL characters of a line (no indexed line is shorter)."""
+_GLOB = frozenset("*?[")
+
+
+def normalize(line: str) -> str:
+    """A line with runs of whitespace collapsed to one space and the ends stripped."""
+    return " ".join(line.split())
+
+
+@dataclass(frozen=True)
+class _Line:
+    text: str
+    paths: frozenset[str]
+    """Every procedure with this line (an output showing it rules `absent` out for all of them)."""
+    owner: str | None
+    """The one procedure it is distinctive of, or None."""
+
+
+class Fingerprints:
+    """The distinctive and checkable lines of a run's procedures, indexed for matching outputs."""
+
+    def __init__(self, procedures: Mapping[str, str]) -> None:
+        lines: dict[str, dict[str, list[str]]] = {}
+        for path, text in procedures.items():
+            lines[path] = {}
+            for raw in text.splitlines():
+                line = normalize(raw)
+                if len(line) >= MIN_LINE:
+                    lines[path].setdefault(line, []).append(path)
+        bodies = {path: "\n".join(normalize(raw) for raw in text.splitlines()) for path, text in procedures.items()}
+        holders: dict[str, set[str]] = {}
+        for path, own in lines.items():
+            for line in own:
+                holders.setdefault(line, set()).add(path)
+        index: dict[str, list[_Line]] = {}
+        distinctive: dict[str, list[str]] = {path: [] for path in procedures}
+        for line, paths in holders.items():
+            owner = None
+            if len(paths) == 1 and len(line) >= MIN_DISTINCTIVE and any(c.isalpha() for c in line):
+                (only,) = paths
+                if not any(line in body for other, body in bodies.items() if other != only):
+                    owner = only
+                    distinctive[only].append(line)
+            index.setdefault(line[-TAIL:], []).append(_Line(line, frozenset(paths), owner))
+        self.paths: tuple[str, ...] = tuple(procedures)
+        self.distinctive: dict[str, tuple[str, ...]] = {p: tuple(v) for p, v in distinctive.items()}
+        """Procedure -> its distinctive lines (none: it can never be `shown`, only `absent`)."""
+        self._index: dict[str, tuple[_Line, ...]] = {k: tuple(v) for k, v in index.items()}
+        self._checkable = frozenset(p for p, own in lines.items() if own)
+
+    def match(self, output: str | None, truncated: bool = False) -> dict[str, ContentEvidence]:
+        """Procedure -> shown / absent for one call's output (see the module docstring); None: {}."""
+        if output is None:
+            return {}
+        shown: set[str] = set()
+        touched: set[str] = set()
+        index = self._index
+        for raw in output.splitlines():
+            line = normalize(raw)
+            if len(line) < MIN_LINE:
+                continue
+            for candidate in index.get(line[-TAIL:], ()):
+                if line.endswith(candidate.text):
+                    touched.update(candidate.paths)
+                    if candidate.owner is not None:
+                        shown.add(candidate.owner)
+        found: dict[str, ContentEvidence] = dict.fromkeys(sorted(shown), "shown")
+        if not truncated:
+            for path in sorted(self._checkable - touched):
+                found[path] = "absent"
+        return found
+
+
+def _names(call: Call, path: str) -> bool:
+    """Whether CALL names the procedure (its base name or stem) or holds a glob: only then can
+    command analysis claim a read of it, so only then is `absent` worth recording."""
+    text = " ".join(t for t in (call.command, call.path) if t)
+    if not text:
+        return False
+    if _GLOB.intersection(text):
+        return True
+    base = segments(path)[-1] if segments(path) else path
+    stem = base.rsplit(".", 1)[0]
+    return base in text or (len(stem) >= 3 and stem in text)
+
+
+def call_evidence(fingerprints: Fingerprints, call: Call) -> Call:
+    """CALL with its `evidence` filled from its live `output` (an edit's output is not a read: none).
+
+    `shown` is kept for every procedure, `absent` only for those the call names (see `_names`);
+    a call without output keeps the evidence it has (a record being rescored).
+    """
+    if call.output is None or call.kind == "edit":
+        return call
+    found = fingerprints.match(call.output, call.output_truncated)
+    evidence = {p: e for p, e in found.items() if e == "shown" or _names(call, p)}
+    return call.model_copy(update={"evidence": evidence})
+
+
+def content_evidence(calls: Sequence[Call], procedures: Mapping[str, str]) -> list[Call]:
+    """The calls with `evidence` filled from their outputs, against the run's procedures (path in
+    the plugin copy -> text). The one function the record builder and `workbench score --plugin`
+    call; the fingerprints are built once for the whole run."""
+    if not procedures:
+        return list(calls)
+    fingerprints = Fingerprints(procedures)
+    return [call_evidence(fingerprints, call) for call in calls]
+

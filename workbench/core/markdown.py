@@ -1,0 +1,151 @@
+"""Markdown as an author writes it: YAML front matter and the text blocks that can hold routing rows.
+
+markdown-it-py (CommonMark + GFM tables) does the parsing, so fenced and indented code, escaped
+pipes, titled `(path "title")`, angle-bracket `(<path>)` and reference links are read the way a
+renderer reads them; front matter goes through PyYAML, so block scalars (`description: >`, `|-`)
+are values, not text. Each block is a list of `Piece`s (text, code span, link) with line numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import unquote
+
+import yaml
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from workbench.core.errors import InputError
+
+PieceKind = Literal["text", "code", "link"]
+BlockKind = Literal["table", "item", "paragraph"]
+_PARSER = MarkdownIt("commonmark").enable("table")
+_KEY = re.compile(r"^([A-Za-z_][\w.-]*)\s*:")
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One run of inline content: plain text, a code span, or a link (label + href)."""
+
+    kind: PieceKind
+    text: str
+    line: int
+    href: str = ""
+
+
+@dataclass(frozen=True)
+class Block:
+    """A table body row (one piece list per cell), a list item's paragraph, or a plain paragraph."""
+
+    kind: BlockKind
+    line: int
+    cells: tuple[tuple[Piece, ...], ...]
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    """The parsed `---` block: its data, each top-level key's (first, last) line, the body and its offset."""
+
+    data: dict[str, Any]
+    lines: dict[str, tuple[int, int]]
+    body: str
+    offset: int
+
+
+def read_text(path: Path) -> str:
+    """A file's text as UTF-8; anything else is an InputError naming the file and the byte."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise InputError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", file=str(path), line=line) from None
+
+
+def front_matter(text: str, *, file: Path | None = None) -> FrontMatter:
+    """Split a leading `---` YAML block from TEXT; a YAML error names the file and line."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return FrontMatter({}, {}, text, 0)
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
+    if end is None:
+        return FrontMatter({}, {}, text, 0)
+    source = "\n".join(lines[1:end])
+    try:
+        data = yaml.safe_load(source) if source.strip() else {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(f"invalid YAML front matter: {getattr(exc, 'problem', None) or exc}",
+                         file=str(file) if file else None, line=mark.line + 2 if mark else None) from None
+    if not isinstance(data, dict):
+        data = {}
+    spans: dict[str, tuple[int, int]] = {}
+    last: str | None = None
+    for number, line in enumerate(lines[1:end], start=2):
+        found = _KEY.match(line)
+        if found:
+            last = found.group(1)
+            spans[last] = (number, number)
+        elif last is not None and (line.startswith((" ", "\t")) or not line.strip()):
+            spans[last] = (spans[last][0], number if line.strip() else spans[last][1])
+    return FrontMatter({str(k): v for k, v in data.items()}, spans, "\n".join(lines[end + 1:]), end + 1)
+
+
+def _pieces(inline: Token, first_line: int) -> tuple[Piece, ...]:
+    """The pieces of one inline token; link labels are their plain text, lines count soft breaks."""
+    out: list[Piece] = []
+    line = first_line
+    href: str | None = None
+    label: list[str] = []
+    for child in inline.children or []:
+        if child.type in ("softbreak", "hardbreak"):
+            if href is None:
+                out.append(Piece("text", "\n", line))
+            line += 1
+        elif child.type == "link_open":
+            href, label = unquote(str(child.attrs.get("href", ""))), []
+        elif child.type == "link_close" and href is not None:
+            out.append(Piece("link", "".join(label), line, href))
+            href = None
+        elif href is not None:
+            label.append(child.content)
+        elif child.type == "code_inline":
+            out.append(Piece("code", child.content, line))
+        elif child.type in ("text", "html_inline"):
+            out.append(Piece("text", child.content, line))
+    return tuple(out)
+
+
+def blocks(body: str, *, offset: int = 0) -> list[Block]:
+    """Table body rows, list-item paragraphs and plain paragraphs of BODY (code blocks are skipped)."""
+    out: list[Block] = []
+    items = 0
+    in_body = False
+    row: list[tuple[Piece, ...]] = []
+    row_line = 0
+    tokens = _PARSER.parse(body)
+    for i, tok in enumerate(tokens):
+        if tok.type == "list_item_open":
+            items += 1
+        elif tok.type == "list_item_close":
+            items -= 1
+        elif tok.type == "tbody_open":
+            in_body = True
+        elif tok.type == "tbody_close":
+            in_body = False
+        elif tok.type == "tr_open" and in_body:
+            row, row_line = [], (tok.map[0] if tok.map else 0) + 1 + offset
+        elif tok.type == "tr_close" and in_body:
+            out.append(Block("table", row_line, tuple(row)))
+        elif tok.type == "inline" and in_body and tokens[i - 1].type == "td_open":
+            row.append(_pieces(tok, row_line))
+        elif tok.type == "inline" and tokens[i - 1].type == "paragraph_open":
+            line = (tok.map[0] if tok.map else 0) + 1 + offset
+            out.append(Block("item" if items else "paragraph", line, (_pieces(tok, line),)))
+    return out
