@@ -120,3 +120,19 @@ def test_export_without_the_inspect_extra_is_bad_input(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "trigger-workbench[inspect]" in done.stderr
     assert not (tmp_path / "logs").exists()
+
+
+def test_evidence_conflicts_are_asked_of_the_scorer_and_shown(fresh: Path) -> None:
+    """Batch records do not carry content evidence yet, so it is set on a real record's Read call
+    (as `workbench.core.fingerprints` would for an output that holds none of the procedure)."""
+    from workbench.report.html import render
+
+    record = next(r for r in records.load_file(fresh).records if r.kind == "negative")
+    read = record.calls[0].model_copy(update={"evidence": {"<plugin>/skills/ops/workflows/diagnosis.md": "absent"}})
+    record = record.model_copy(update={"calls": [read, *record.calls[1:]]})
+    view = next(v for v in build([record]).runs)
+    assert view["conflicts"] == [{"call": 0, "required": "workflows/diagnosis.md", "command": "read",
+                                  "content": "absent"}]
+    assert view["calls"][0]["marks"] == ["CONFLICT"]
+    page = render(build([record]))
+    assert "1 evidence conflicts" in page and "the output shows it absent" in page

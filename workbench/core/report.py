@@ -22,7 +22,7 @@ from typing import Any
 
 from workbench.core import stats
 from workbench.core.models import Call, RunRecord, ScoreSpec
-from workbench.core.scoring import first_reads, score
+from workbench.core.scoring import first_reads, read_evidence, score
 from workbench.core.summary import Cell, Summary, case_key, is_hit, overall, summarize, to_json
 
 FUNNEL_STAGES = ("runs", "offered", "loaded", "opened", "read_before")
@@ -144,8 +144,10 @@ def reads_of(call: Call, known: Sequence[str]) -> list[str]:
     return [f for f, at in first_reads(list(known), [call]).items() if at is not None]
 
 
-def call_marks(call: Call, position: int, record: RunRecord, read: Sequence[str]) -> list[str]:
-    """READ (a required file), READ-OTHER (another procedure), REFUSED, FAILED and MOMENT marks of a call."""
+def call_marks(call: Call, position: int, record: RunRecord, read: Sequence[str],
+               conflicted: frozenset[int] = frozenset()) -> list[str]:
+    """READ (a required file), READ-OTHER (another procedure), REFUSED, FAILED, CONFLICT (command analysis
+    and content evidence disagree; the evidence decided) and MOMENT marks of a call."""
     marks = []
     if any(f in record.required for f in read):
         marks.append("READ")
@@ -155,30 +157,37 @@ def call_marks(call: Call, position: int, record: RunRecord, read: Sequence[str]
         marks.append("REFUSED")
     elif call.status == "error":
         marks.append("FAILED")
+    if position in conflicted:
+        marks.append("CONFLICT")
     if record.moment_at is not None and position == record.moment_at:
         marks.append("MOMENT")
     return marks
 
 
-def call_view(call: Call, position: int, record: RunRecord, known: Sequence[str]) -> dict[str, Any]:
+def call_view(call: Call, position: int, record: RunRecord, known: Sequence[str],
+              conflicted: frozenset[int] = frozenset()) -> dict[str, Any]:
     """One call as the report lists it; `turn` and `evidence` when the record carries them."""
     read = reads_of(call, known)
     return {"index": call.index, "tool": call.tool, "kind": call.kind, "status": call.status,
             "target": call.path or call.command or call.skill, "exit_code": call.exit_code,
-            "result": call.result, "reads": read, "marks": call_marks(call, position, record, read),
-            "turn": extra(call, "turn"), "evidence": extra(call, "evidence")}
+            "result": call.result, "reads": read, "marks": call_marks(call, position, record, read, conflicted),
+            "turn": extra(call, "turn"), "evidence": dict(extra(call, "evidence") or {})}
 
 
 def run_view(record: RunRecord, known: Sequence[str]) -> dict[str, Any]:
-    """One run with its calls up to the moment (the record keeps no more)."""
+    """One run with its calls up to the moment (the record keeps no more) and the scorer's evidence
+    conflicts over them."""
     known = list(dict.fromkeys([*record.required, *known]))
+    conflicts = [c.model_dump() for c in read_evidence(record.required, record.calls)[2]]
+    conflicted = frozenset(int(c["call"]) for c in conflicts)
     return {**run_id(record), "verdict": overall(record), "verdicts": dict(record.verdict),
             "hit": is_hit(record.kind, overall(record)), "valid": record.valid,
             "invalid_reason": record.invalid_reason, "moment": record.moment, "moment_at": record.moment_at,
             "entry_loaded_at": record.entry_loaded_at, "entry_offered": extra(record, "entry_offered"),
             "required_read_at": dict(record.required_read_at), "host_version": record.host_version,
             "served_model": record.served_model, "condition": record.condition,
-            "calls": [call_view(c, i, record, known) for i, c in enumerate(record.calls)]}
+            "conflicts": conflicts,
+            "calls": [call_view(c, i, record, known, conflicted) for i, c in enumerate(record.calls)]}
 
 
 def sequential(row: Mapping[str, Any]) -> dict[str, Any]:

@@ -177,7 +177,8 @@ def invalid(groups: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
 def call_row(c: Mapping[str, Any], turns: bool) -> str:
     marks = "".join(f'<span class="badge mark-{e(m)}">{e(m)}</span>' for m in c["marks"])
     result = f"<details><summary>result</summary><pre>{e(c['result'])}</pre></details>" if c["result"] else ""
-    evidence = f"<pre>{e(c['evidence'])}</pre>" if c["evidence"] else ""
+    evidence = "".join(f'<div class="muted">evidence: <span class="mono">{e(path)}</span> {e(seen)}</div>'
+                       for path, seen in c["evidence"].items())
     moment = ' class="moment"' if "MOMENT" in c["marks"] else ""
     exit_code = f" exit {c['exit_code']}" if c["exit_code"] is not None else ""
     return (f'<tr{moment} data-index="{e(c["index"])}" data-marks="{e(" ".join(c["marks"]))}">'
@@ -206,13 +207,18 @@ def runs(views: Sequence[Mapping[str, Any]]) -> str:
                 f'{e(", ".join(f"{k}@{at}" for k, at in v["required_read_at"].items()))} · '
                 f'{e(v["host"])} {e(v["host_version"])} · {e(v["served_model"])} · {e(v["condition"])} · '
                 f'batch {e(v["batch"])}</p>'
+                + "".join(f'<p class="conflict">evidence conflict at call {e(c["call"])}: command analysis says '
+                          f'{e(c["command"])} of <span class="mono">{e(c["required"])}</span>, the output shows it '
+                          f'{e(c["content"])} (the evidence decides)</p>' for c in v["conflicts"])
                 + (table(["#", *(["turn"] if turns else []), "tool", "path / command", "status", "marks", "result"],
                          trs, "calls")
                    if trs else '<p class="note">No calls kept.</p>'))
         data = {k: v[k] for k in ("host", "arm", "case", "run", "kind", "verdict", "valid")} | {"search": search}
+        data["conflicts"] = len(v["conflicts"])
+        note = f' · <span class="miss">{len(v["conflicts"])} evidence conflicts</span>' if v["conflicts"] else ""
         out.append(f'<details class="run"{attrs(data)}><summary><span class="{cls}">{e(verdict)}</span> · '
                    f'{e(v["case"])} · {e(v["arm"])} · run {e(v["run"])} · {e(v["host"])} · '
-                   f'{len(v["calls"])} calls</summary>{body}</details>')
+                   f'{len(v["calls"])} calls{note}</summary>{body}</details>')
     return "".join(out)
 
 
