@@ -1,4 +1,4 @@
-"""`summary` for CI and for the funnel/confusion views: JUnit validated against the Jenkins xUnit
+"""`summary` for CI and for the funnel/confusion views: JUnit validated against the JUnit XML
 schema, the GitHub step summary, and the funnel and confusion tables in md, json and csv."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from workbench.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "records" / "demo-batch.jsonl"
-SCHEMA = Path(__file__).parent / "data" / "junit" / "junit-10.xsd"
+SCHEMA = Path(__file__).parent / "data" / "junit" / "junit.xsd"
 
 
 @pytest.fixture(scope="module")
