@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -122,7 +123,8 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
              placeholders: Mapping[str, str] | None = None, extra_env: Mapping[str, str] | None = None,
              add_dirs: Iterable[Path] = (), binary: Path | None = None, probe: bool = True,
              plugin: Path | None = None, seed: int = 0,
-             wrap: Callable[[Launch], Launch] | None = None, cancel: threading.Event | None = None) -> HostRun:
+             wrap: Callable[[Launch], Launch] | None = None, cancel: threading.Event | None = None,
+             on_timed_event: Callable[[Event, float], None] | None = None) -> HostRun:
     """Run HOST once on REPO; a SCRIPT runs it against a fresh scripted model server on 127.0.0.1.
 
     `plugin` is the run's plugin copy, given to the host the way it loads skills (Claude
@@ -131,6 +133,8 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
     add a logging proxy). `model` names a real model when no script is given (sim: the name it
     reports; it then runs its policy with `seed`). The sim simulates the no-output fault itself.
     `cancel`, once set, stops the host's process group (`run_process`); the run says `cancelled`.
+    `on_timed_event` gets each live event with its line's monotonic arrival time (effect attribution:
+    `workbench.core.effects.CallClock.see`; events parsed after exit come with the time they were parsed).
     """
     ad = adapter(host)
     exe = binary or ad.default_binary() or require_binary(host)
@@ -144,11 +148,13 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
     parser = make_parser(host)
     live = ParsedRun()
 
-    def feed(line: str) -> None:
+    def feed(line: str, arrived: float | None = None) -> None:
         for event in parser.feed(line):
             live.apply(event)
             if on_event is not None:
                 on_event(event)
+            if on_timed_event is not None:
+                on_timed_event(event, time.monotonic() if arrived is None else arrived)
 
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     if server is not None:
@@ -162,15 +168,18 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
             launch = wrap(launch)
         result: ProcessResult = run_process(launch.argv, env=launch.env, cwd=launch.cwd,
                                             stdout_path=run_dir / "stdout.jsonl", stderr_path=run_dir / "stderr.txt",
-                                            on_line=feed, timeout=timeout, silence_timeout=silence_timeout,
-                                            cancel=cancel)
+                                            on_timed_line=feed, timeout=timeout,
+                                            silence_timeout=silence_timeout, cancel=cancel)
     finally:
         if server is not None:
             server.stop()
+    finished = time.monotonic()
     for event in parser.finish():
         live.apply(event)
         if on_event is not None:
             on_event(event)
+        if on_timed_event is not None:
+            on_timed_event(event, finished)
     parsed, session_log = live, None
     if host == "codex":
         session_log = _rollout(Path(launch.env["CODEX_HOME"]))

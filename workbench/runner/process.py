@@ -2,7 +2,9 @@
 
 Two limits: a total timeout and a silence timeout (no stdout line for that long). Either one
 terminates the WHOLE process group (hosts spawn shells, sandboxes and node helpers), then kills it
-after a grace period. The callback sees every stdout line as it arrives (live panes, canaries).
+after a grace period. The callback sees every stdout line as it arrives (live panes, canaries);
+`on_timed_line` also gets the line's arrival time (time.monotonic() when the reader thread got it),
+the clock the repo watcher stamps effects with (effect attribution, core/effects.py).
 A `cancel` event (the TUI's Cancel) stops the group the same way; the result says `cancelled`.
 """
 
@@ -38,11 +40,12 @@ class ProcessResult:
     """The caller's cancel event was set: the group was stopped (TERM, then KILL after the grace)."""
 
 
-def _pump(stream: IO[bytes], out: queue.Queue[bytes | None]) -> None:
-    """Reader thread: every stdout line (an overlong one cut, see `capped_lines`) into the queue, then None."""
+def _pump(stream: IO[bytes], out: queue.Queue[tuple[bytes, float] | None]) -> None:
+    """Reader thread: every stdout line (an overlong one cut, see `capped_lines`) with its arrival time
+    into the queue, then None."""
     try:
         for raw in capped_lines(stream):
-            out.put(raw)
+            out.put((raw, time.monotonic()))
     finally:
         out.put(None)
 
@@ -97,10 +100,12 @@ def _stop_group(proc: subprocess.Popen[bytes], grace: float, settle: float = 2.0
 def run_process(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdout_path: Path, stderr_path: Path,
                 on_line: Callable[[str], None] | None = None, timeout: float = 600.0,
                 silence_timeout: float | None = None, grace: float = 3.0,
-                cancel: threading.Event | None = None) -> ProcessResult:
+                cancel: threading.Event | None = None,
+                on_timed_line: Callable[[str, float], None] | None = None) -> ProcessResult:
     """Start ARGV in a new session, feed each stdout line to ON_LINE, and enforce the watchdogs.
 
-    CANCEL, when set (checked at least every CANCEL_POLL seconds), stops the group like a watchdog."""
+    CANCEL, when set (checked at least every CANCEL_POLL seconds), stops the group like a watchdog.
+    ON_TIMED_LINE gets each line with its monotonic arrival time, after ON_LINE."""
     started = time.monotonic()
     count = 0
     reason: TimeoutReason | None = None
@@ -109,7 +114,7 @@ def run_process(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdou
         proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=err, start_new_session=True)
         assert proc.stdout is not None
-        lines: queue.Queue[bytes | None] = queue.Queue()
+        lines: queue.Queue[tuple[bytes, float] | None] = queue.Queue()
         reader = threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True, name="host-stdout")
         reader.start()
         last = started
@@ -127,17 +132,22 @@ def run_process(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdou
                 reason = "total" if now - started >= timeout else "silence"
                 break
             try:
-                raw = lines.get(timeout=wait)
+                item = lines.get(timeout=wait)
             except queue.Empty:
                 continue
-            if raw is None:
+            if item is None:
                 break
+            raw, arrived = item
             last = time.monotonic()
             count += 1
             out.write(raw)
             out.flush()
-            if on_line is not None:
-                on_line(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+            if on_line is not None or on_timed_line is not None:
+                text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+                if on_line is not None:
+                    on_line(text)
+                if on_timed_line is not None:
+                    on_timed_line(text, arrived)
         if reason is not None or cancelled:
             _stop_group(proc, grace)
         code = proc.wait()
