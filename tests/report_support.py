@@ -10,7 +10,8 @@ from batch_support import config, make_world
 from workbench.core.cases import find_case
 from workbench.core.records import append_record
 from workbench.runner.batch import run_batch
-from workbench.runner.canary import CanaryRequest, run_canary
+from workbench.runner.execute import execute
+from workbench.runner.request import build_request
 
 ROOT = Path(__file__).resolve().parent.parent
 PAYLOAD = ("<script>document.body.dataset.pwned='script'</script>"
@@ -30,7 +31,7 @@ def fresh_records(tmp: Path, runs: int = 2) -> Path:
     """2 cases x 2 arms x RUNS confined sim runs, then a no-output canary appended: one records file."""
     w = make_world(tmp)
     run_batch(config(w, runs=runs, script=SIBLING_SCRIPT))
-    silent = run_canary(find_case("docs-readme-section", ROOT / "cases"),
-                        CanaryRequest(host="sim", plugin=ROOT / "plugin", no_output_fault=True)).record
+    silent = execute(build_request(find_case("docs-readme-section", ROOT / "cases"), "sim", door="canary",
+                                   plugin=ROOT / "plugin", no_output=True)).record
     append_record(w.record, silent)
     return w.record

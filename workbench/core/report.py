@@ -29,12 +29,9 @@ FUNNEL_STAGES = ("runs", "offered", "loaded", "opened", "read_before")
 """Funnel columns, in order; `offered_unknown` counts runs whose records do not say."""
 
 
-def extra(obj: RunRecord | Call, name: str) -> Any:
-    """A field the record may carry beyond the documented ones (None when absent)."""
-    value = getattr(obj, name, None)
-    if value is None:
-        value = (obj.model_extra or {}).get(name)
-    return value
+def entry_offered(record: RunRecord) -> bool | None:
+    """Whether the host offered the entry skill (None: the record does not say)."""
+    return record.entry.offered if record.entry else None
 
 
 def cell_id(cell: Cell) -> dict[str, Any]:
@@ -70,7 +67,7 @@ def funnel(summary: Summary) -> list[dict[str, Any]]:
         row = rows.setdefault((cell.group, cell.arm), {
             **group_id(cell), **dict.fromkeys(FUNNEL_STAGES, 0), "offered_unknown": 0})
         for r in cell.valid_records:
-            offered = extra(r, "entry_offered")
+            offered = entry_offered(r)
             row["runs"] += 1
             row["offered"] += offered is True
             row["offered_unknown"] += offered is None
@@ -171,7 +168,7 @@ def call_view(call: Call, position: int, record: RunRecord, known: Sequence[str]
     return {"index": call.index, "tool": call.tool, "kind": call.kind, "status": call.status,
             "target": call.path or call.command or call.skill, "exit_code": call.exit_code,
             "result": call.result, "reads": read, "marks": call_marks(call, position, record, read, conflicted),
-            "turn": extra(call, "turn"), "evidence": dict(extra(call, "evidence") or {})}
+            "turn": call.turn, "evidence": dict(call.evidence)}
 
 
 def run_view(record: RunRecord, known: Sequence[str]) -> dict[str, Any]:
@@ -183,7 +180,7 @@ def run_view(record: RunRecord, known: Sequence[str]) -> dict[str, Any]:
     return {**run_id(record), "verdict": overall(record), "verdicts": dict(record.verdict),
             "hit": is_hit(record.kind, overall(record)), "valid": record.valid,
             "invalid_reason": record.invalid_reason, "moment": record.moment, "moment_at": record.moment_at,
-            "entry_loaded_at": record.entry_loaded_at, "entry_offered": extra(record, "entry_offered"),
+            "entry_loaded_at": record.entry_loaded_at, "entry_offered": entry_offered(record),
             "required_read_at": dict(record.required_read_at), "host_version": record.host_version,
             "served_model": record.served_model, "condition": record.condition,
             "conflicts": conflicts,
