@@ -8,6 +8,9 @@ temp HOME stays empty. The process starts in the run's tmp dir, not the repo: th
 `.env` from its start directory (dotenv), which would let a repo set its key, base URL or
 `MORPH_API_KEY` (an extra editing tool calling a remote service); `-d` then moves it into the repo.
 It has no skills mechanism, so the plugin's skills are not linked anywhere.
+
+Every run creates `<repo>/.grok/settings.json` (its project settings, `{"model": ...}`) when the repo
+has none: a write by the client itself, not the model (`repo_noise`, for the repo watcher).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ class GrokAdapter(HostAdapter):
     package = "@vibe-kit/grok-cli"
     pinned = "0.0.34"
     login_files = (".grok/user-settings.json",)
+    repo_noise: tuple[str, ...] = (".grok/settings.json",)
+    """Repo files the client itself writes on every run (`RepoWatcher(noise=...)` patterns)."""
 
     def build(self, run: RunSpec) -> Launch:
         model = SCRIPTED_MODEL if run.scripted else run.model
