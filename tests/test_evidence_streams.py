@@ -24,7 +24,7 @@ from workbench.runner.procedures import load_procedures
 
 STREAMS = Path(__file__).parent / "data" / "streams"
 PLUGIN = STREAMS / "evidence-plugin"
-HOSTS = ["claude", "codex", "opencode", "gemini", "sim"]
+HOSTS = ["claude", "codex", "opencode", "gemini", "grok", "sim"]
 
 
 def parse(host: str, name: str, rollout: bool = True) -> ParsedRun:

@@ -38,7 +38,7 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
 
 STREAM_FILES = {"claude": ["claude.jsonl", "claude-default.jsonl"], "codex": ["codex.jsonl"],
                 "opencode": ["opencode-final.jsonl"], "gemini": ["gemini-autoedit-allowshell.jsonl"],
-                "grok": ["grok-handwritten-UNVERIFIED.jsonl"], "sim": ["claude.jsonl"]}
+                "grok": ["grok.jsonl", "grok-tools.jsonl"], "sim": ["claude.jsonl"]}
 REAL = {h: [ln for n in names for ln in (STREAMS / n).read_text().splitlines() if ln.strip()]
         for h, names in STREAM_FILES.items()}
 ROLLOUT = (STREAMS / "codex-rollout.jsonl").read_text().splitlines()

@@ -11,6 +11,7 @@ import pytest
 
 from workbench.core.errors import InputError
 from workbench.hosts import ADAPTERS, RunSpec, adapter, clean_env
+from workbench.hosts.base import FAKE_KEY
 from workbench.hosts.stubs import FAKE_ISSUE_URL, FAKE_PR_URL
 
 URL = "http://127.0.0.1:4567"
@@ -116,14 +117,23 @@ def test_gemini_argv_and_settings(tmp_path: Path) -> None:
     assert settings["general"]["disableAutoUpdate"] is True and settings["skills"]["enabled"] is True
 
 
-def test_grok_command_line_and_no_scripted_mode(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="scripted"):
-        adapter("grok").build(spec(tmp_path))
-    launch = adapter("grok").build(spec(tmp_path, model="grok-4"))
-    assert launch.argv == ["/opt/bin/host", "-p", "Do it.", "-m", "grok-4", "--always-approve", "--sandbox",
-                           "workspace", "--output-format", "streaming-messages-json", "--max-turns", "40", "--cwd",
-                           str(tmp_path / "repo")]
+def test_grok_scripted_env_only_and_started_outside_the_repo(tmp_path: Path) -> None:
+    launch = adapter("grok").build(spec(tmp_path))
+    assert launch.argv == ["/opt/bin/host", "-p", "Do it.", "-d", str(tmp_path / "repo"), "-m", "grok-code-fast-1",
+                           "--max-tool-rounds", "40"]  # no -u/-k: they print to stdout and write settings
+    assert launch.env["GROK_BASE_URL"] == f"{URL}/v1" and launch.env["GROK_API_KEY"] == FAKE_KEY
+    assert launch.env["MORPH_API_KEY"] == "" and launch.env["HOME"] == str(tmp_path / "home")
+    assert launch.cwd == tmp_path / "tmp"  # not the repo: the client loads the start directory's .env
     assert tmp_path / "bin" / "grok" not in launch.files and tmp_path / "bin" / "gh" in launch.files
+    assert launch.links == {}
+
+
+def test_grok_real_model_takes_the_outer_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XAI_API_KEY", "xai-real")
+    monkeypatch.delenv("GROK_API_KEY", raising=False)
+    launch = adapter("grok").build(spec(tmp_path, model="grok-4"))
+    assert launch.argv[launch.argv.index("-m") + 1] == "grok-4" and "GROK_BASE_URL" not in launch.env
+    assert launch.env["GROK_API_KEY"] == "xai-real"
 
 
 def test_unknown_host_is_input_error() -> None:

@@ -79,6 +79,7 @@ def test_run_makes_no_outside_connection(host: str, tmp_path: Path, proxy: Refus
     assert binary is not None
     result = run_host(host, "Show the readme.", make_repo(tmp_path), tmp_path, script=script, binary=binary,
                       extra_env=env, timeout=90.0, plugin=plugin, add_dirs=(plugin,))
-    assert [c.status for c in result.parsed.calls] == ["ok", "ok"] and result.exit_code == 0
-    assert result.parsed.calls[-1].kind == "shell" and result.skill_offered("notes")
+    skills = host != "grok"  # Grok CLI has no skills: the skill call is its "Unknown tool: skill"
+    assert [c.status for c in result.parsed.calls] == ["ok" if skills else "error", "ok"] and result.exit_code == 0
+    assert result.parsed.calls[-1].kind == "shell" and result.skill_offered("notes") == skills
     assert proxy.seen == [], f"{host} tried to reach outside hosts: {proxy.seen}"

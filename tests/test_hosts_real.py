@@ -30,13 +30,18 @@ BASIC = parse_script({"steps": [
 
 # (tool, kind, status) per host for BASIC. Codex reads with `cat` (it has no read tool); a shell
 # with a non-zero exit is "error" except on Gemini, which reports success without an exit code.
+# Grok returns only stderr for a failed command, so the `cat README.md` output never reached the model.
 EXPECTED = {
     "claude": [("Read", "read", "ok"), ("Bash", "shell", "error"), ("Edit", "edit", "ok")],
     "codex": [("exec_command", "shell", "ok"), ("exec_command", "shell", "error"), ("apply_patch", "edit", "ok")],
     "opencode": [("read", "read", "ok"), ("bash", "shell", "error"), ("edit", "edit", "ok")],
     "gemini": [("read_file", "read", "ok"), ("run_shell_command", "shell", "ok"), ("replace", "edit", "ok")],
+    "grok": [("view_file", "read", "ok"), ("bash", "shell", "error"), ("str_replace_editor", "edit", "ok")],
 }
-PINNED_VERSION = {"claude": "2.1.197", "codex": "0.171.0", "opencode": "1.18.33", "gemini": "0.61.0"}
+UNREAD = {"grok": ["missing", "README.md"]}
+"""What BASIC's shell call left unread, where it is more than `missing`."""
+PINNED_VERSION = {"claude": "2.1.197", "codex": "0.171.0", "opencode": "1.18.33", "gemini": "0.61.0",
+                  "grok": "0.0.34 (@vibe-kit/grok-cli)"}
 
 
 def run(host: str, root: Path, hosts_dir: Path, script=BASIC, **kw) -> HostRun:  # type: ignore[no-untyped-def]
@@ -55,7 +60,7 @@ def test_read_shell_edit(host: str, tmp_path: Path, installed_hosts: Path) -> No
     assert got == EXPECTED[host], (got, result.stderr_path.read_text()[-2000:])
     shell = result.parsed.calls[1]
     assert shell.command is not None and shell.command.endswith("cat README.md; ls missing")
-    assert shell.unreadable == ["missing"]  # README.md was read; only `missing` failed
+    assert shell.unreadable == UNREAD.get(host, ["missing"])  # elsewhere README.md was read; only `missing` failed
     assert (tmp_path / "repo" / "notes.txt").read_text() == "status: done\n"
     assert result.exit_code == 0 and result.timed_out is None
     assert result.parsed.model_output and result.server_errors == []
@@ -155,3 +160,22 @@ def test_content_evidence_of_a_live_run(host: str, tmp_path: Path, installed_hos
                                              {"procedures/writing.md": "absent"}, {}]
     result = score(ScoreSpec(kind="positive", required=["testing.md", "writing.md"]), checked)
     assert result.verdicts == {"testing.md": "fired", "writing.md": "skip"}
+
+
+def test_grok_api_error_is_no_model_output(tmp_path: Path, installed_hosts: Path) -> None:
+    """Grok CLI prints an apology and exits 0 on a model API error, dropping the calls it had run."""
+    result = run("grok", tmp_path, installed_hosts, faults=[Fault("status", status=500, step=1)])
+    assert result.exit_code == 0 and result.timed_out is None
+    assert [e["turn"] for e in result.offered if e["scripted"]][0] == 0  # turn 0 was answered (and its call ran)
+    assert not result.parsed.model_output and result.parsed.calls == []
+    assert result.parsed.ended is not None and result.parsed.ended.is_error
+    assert "500" in (result.parsed.ended.error or "")
+
+
+def test_grok_leaves_its_home_empty_and_reads_no_repo_env(tmp_path: Path, installed_hosts: Path) -> None:
+    repo = make_repo(tmp_path)
+    (repo / ".env").write_text("GROK_BASE_URL=http://127.0.0.1:9/v1\nMORPH_API_KEY=from-repo\n")
+    result = run("grok", tmp_path, installed_hosts)
+    assert [c.status for c in result.parsed.calls] == ["ok", "error", "ok"]
+    assert "edit_file" not in result.offered_tools  # MORPH_API_KEY from the repo's .env would add it
+    assert list((tmp_path / "home").iterdir()) == []  # no ~/.grok/user-settings.json without -u/-k

@@ -21,7 +21,7 @@ HOST_STREAMS = {
     "codex": ["codex.jsonl", "codex-v-readonly.jsonl"],
     "opencode": ["opencode-final.jsonl"],
     "gemini": ["gemini-autoedit-allowshell.jsonl"],
-    "grok": ["grok-handwritten-UNVERIFIED.jsonl"],
+    "grok": ["grok.jsonl", "grok-tools.jsonl"],
     "sim": ["claude.jsonl"],  # the sim host writes Claude Code's stream-json (tests/test_sim_*.py)
 }
 ALL = [(host, name) for host, names in HOST_STREAMS.items() for name in names]
@@ -66,8 +66,11 @@ def test_line_split_in_halves_is_skipped_not_fatal(host: str, name: str) -> None
     half = len(lines[target]) // 2
     torn = lines[:target] + [lines[target][:half], lines[target][half:]] + lines[target + 1:]
     run = parse_lines(host, torn)
-    assert [s.line_no for s in run.skipped] == [target + 1, target + 2]
+    assert [s.line_no for s in run.skipped][:2] == [target + 1, target + 2]
     assert all(isinstance(s, LineSkipped) for s in run.skipped)
+    # Grok prints a call and its result on separate lines: a torn call makes its results orphans
+    orphans = run.skipped[2:]
+    assert all(host == "grok" and s.reason == "tool result for an unknown call" for s in orphans)
 
 
 # --- never raises -----------------------------------------------------------------------------
@@ -170,7 +173,7 @@ def test_wrong_types_are_skipped_lines() -> None:
         "opencode": ['{"type":"tool_use","part":"x"}', '{"type":"tool_use","part":{"state":[]}}'],
         "gemini": ['{"type":"message","role":"assistant","content":[1]}',
                    '{"type":"tool_result","tool_id":"?"}'],
-        "grok": ['{"type":"assistant","message":{"content":"text"}}', '[1,2]'],
+        "grok": ['{"role":"tool","tool_call_id":"nope","content":"x"}', '{"role":"assistant","tool_calls":[1]}'],
         "sim": ['{"type":"assistant","message":{"content":"text"}}', '{"type":"user","message":[]}'],
     }
     for host, lines in cases.items():
@@ -213,7 +216,7 @@ def test_denied_calls_in_real_streams_are_never_ok(host: str, name: str) -> None
     """The outside read is refused in every stream but the bypass one; it must never read as ok."""
     run = parse_lines(host, (STREAMS / name).read_text().splitlines())
     outside = [c for c in run.calls if c.kind == "read" and c.path == "/tmp/outside/secret.txt"]
-    if name == "claude-bypass-sandbox.jsonl":
-        assert [c.status for c in outside] == ["ok"]
+    if name == "claude-bypass-sandbox.jsonl" or host == "grok":  # Grok's client refuses nothing
+        assert [c.status for c in outside] == (["ok"] if name != "grok-tools.jsonl" else [])
     elif host != "codex":
         assert outside and all(c.status != "ok" for c in outside)

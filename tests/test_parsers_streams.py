@@ -250,18 +250,59 @@ def test_gemini_error_result() -> None:
     assert run.ended is not None and run.ended.is_error and run.ended.error == "quota"
 
 
-def test_grok_handwritten_unverified_sample() -> None:
-    run = parse("grok-handwritten-UNVERIFIED.jsonl", "grok")
+def test_grok_stream() -> None:
+    """Grok CLI 0.0.34: statuses from the tool texts; the failed bash dropped its stdout (README unread)."""
+    run = parse("grok.jsonl", "grok")
     assert shape(run.calls) == [
-        ("read_file", "read", NOTES, "ok", None),
-        ("run_terminal_command", "shell", CAT_LS, "ok", 0),
-        ("read_file", "read", OUTSIDE, "denied", None),
-        ("search_replace", "edit", NOTES, "ok", None),
+        ("view_file", "read", NOTES, "ok", None),
+        ("bash", "shell", CAT_LS, "error", None),  # "Command failed: ...": no exit code, stderr only
+        ("view_file", "read", OUTSIDE, "ok", None),  # unconfined, the client reads anywhere
+        ("str_replace_editor", "edit", NOTES, "ok", None),
     ]
-    assert run.calls[1].unreadable == ["missing"]
-    assert run.init is not None and run.init.host_version == "1.0.41" and run.init.model == "grok-4.7"
-    assert (run.usage.input_tokens, run.usage.cached_input_tokens, run.usage.output_tokens) == (800, 100, 90)
+    assert run.calls[1].unreadable == ["missing", "README.md"]
+    assert [c.turn for c in run.calls] == [0, 1, 2, 3]
+    assert run.init is None and run.usage.input_tokens is None  # nothing but the messages is printed
+    assert run.texts == ["Done."]  # "Using tools to help you..." is the client's placeholder, not the model's
     assert run.ended is not None and not run.ended.is_error and not run.skipped
+
+
+def test_grok_tool_failures_in_its_own_words() -> None:
+    run = parse("grok-tools.jsonl", "grok")
+    assert shape(run.calls) == [
+        ("view_file", "read", REPO + "missing.txt", "error", None),
+        ("skill", "other", None, "error", None),  # "Unknown tool: skill": Grok has no skills
+        ("bash", "shell", "cat README.md", "ok", None),
+        ("create_file", "edit", REPO + "new.txt", "ok", None),
+        ("str_replace_editor", "edit", NOTES, "error", None),  # String not found in file
+    ]
+    assert run.calls[0].unreadable == [REPO + "missing.txt"]
+    assert [c.turn for c in run.calls] == [0, 0, 1, 2, 3]
+
+
+def test_grok_api_error_drops_the_calls_already_run() -> None:
+    """A model API error mid-run: the client prints only the prompt and its apology (exit 0)."""
+    run = parse("grok-api-error.jsonl", "grok")
+    assert run.calls == [] and run.texts == [] and not run.model_output
+    assert run.ended is not None and run.ended.is_error and run.ended.error == "Grok API error: 500 scripted 500"
+
+
+def test_grok_view_file_shows_ten_lines_and_says_so() -> None:
+    lines = ['{"role":"assistant","content":"","tool_calls":[{"id":"a","type":"function","function":'
+             '{"name":"view_file","arguments":"{\\"path\\": \\"long.md\\"}"}}]}',
+             json.dumps({"role": "tool", "tool_call_id": "a",
+                         "content": "Contents of long.md:\n" + "\n".join(f"{i}: x" for i in range(1, 11))
+                         + "\n... +5 lines"})]
+    run = parse_lines("grok", lines)
+    assert run.calls[0].status == "ok" and run.calls[0].output_truncated and run.texts == []
+
+
+def test_grok_denial_wording_and_fatal_error() -> None:
+    lines = ['{"role":"assistant","content":"Editing.","tool_calls":[{"id":"a","function":{"name":"create_file",'
+             '"arguments":"{}"}}]}', '{"role":"tool","tool_call_id":"a","content":"File creation cancelled by user"}',
+             '{"role":"assistant","content":"Error: boom"}']
+    run = parse_lines("grok", lines)
+    assert run.calls[0].status == "denied" and run.texts == ["Editing."]
+    assert run.ended is not None and run.ended.is_error and run.ended.error == "boom"
 
 
 def test_unknown_host_is_an_input_error() -> None:

@@ -33,6 +33,9 @@ GROUND_TRUTH = [
     ("opencode-final.jsonl", "opencode", None, {"README.md": 1, "notes.txt": 0, "secret.txt": None}, 3),
     # read_file notes; shell (success, README read); read_file outside (error); replace notes
     ("gemini-autoedit-allowshell.jsonl", "gemini", None, {"README.md": 1, "notes.txt": 0, "secret.txt": None}, 3),
+    # view_file notes; bash failed (its stdout never reached the model: README NOT read); view_file outside
+    # (unconfined: read); str_replace_editor notes
+    ("grok.jsonl", "grok", None, {"README.md": None, "notes.txt": 0, "secret.txt": 2}, 3),
 ]
 
 

@@ -221,7 +221,7 @@ def _assert_written_by_call_1(run, spans, effects, repo: Path) -> None:  # type:
 
 
 @pytest.mark.parametrize("confined", [False, True], ids=["unconfined", "confined"])
-@pytest.mark.parametrize("host", REAL_HOSTS)
+@pytest.mark.parametrize("host", [h for h in REAL_HOSTS if h != "grok"])  # see the grok test below
 def test_the_shell_write_is_attributed_to_its_call_on_every_real_host(host: str, confined: bool, tmp_path: Path,
                                                                        installed_hosts: Path) -> None:
     if confined and bwrap_path() is None:
@@ -240,3 +240,14 @@ def test_the_shell_write_is_attributed_to_its_call_on_sim(confined: bool, tmp_pa
     if confined and bwrap_path() is None:
         pytest.skip("never: .ci/run installs bubblewrap")
     _assert_written_by_call_1(*_attributed_run("sim", tmp_path, None, confined))
+
+
+def test_grok_prints_its_calls_only_at_exit_so_no_effect_is_attributed(tmp_path: Path, installed_hosts: Path) -> None:
+    """Grok CLI's -p mode prints the whole conversation when the run ends: every call "happens" after
+    every effect, so attribution by time cannot work there (docs/hosts.md). It also creates the repo's
+    `.grok/settings.json` itself (`GrokAdapter.repo_noise`)."""
+    run, spans, effects, repo = _attributed_run("grok", tmp_path, installed_hosts, False)
+    assert (repo / "README.md").read_text().endswith("x") and len(run.parsed.calls) == 3
+    assert all(span.started > effect.t for span in spans for effect in effects)
+    assert (repo / ".grok" / "settings.json").is_file()
+    assert any(e.path == ".grok/settings.json" for e in effects)

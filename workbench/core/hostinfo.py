@@ -7,7 +7,7 @@ The adapters (how to launch a host) and the parser factory by name live in `work
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -61,7 +61,7 @@ class HostInfo:
     wire: str | None
     """The model API the scripted server speaks to it (None: no server; sim runs its own loop)."""
     verified: bool
-    """Checked offline against the real CLI (grok is by command line only)."""
+    """Checked offline against the real CLI through the scripted model server."""
     script_call: Callable[[PortableCall], ToolCall] | None = None
     """The host's own tool call for a portable one (None: composed per request, see Codex's wire)."""
 
@@ -117,6 +117,20 @@ def gemini_call(call: PortableCall) -> ToolCall:
     return "activate_skill", {"name": call.skill}
 
 
+def grok_call(call: PortableCall) -> ToolCall:
+    """Grok CLI's (`@vibe-kit/grok-cli`) tool and arguments. It has no skill tool: a skill call is the
+    unknown tool `skill`, which the client answers "Unknown tool: skill" (what a model gets for it)."""
+    if call.read is not None:
+        return "view_file", {"path": call.read}
+    if call.shell is not None:
+        return "bash", {"command": call.shell}
+    if call.edit is not None:
+        return "str_replace_editor", {"path": call.edit.path, "old_str": call.edit.old, "new_str": call.edit.new}
+    if call.write is not None:
+        return "create_file", {"path": call.write.path, "content": call.write.content}
+    return "skill", {"name": call.skill}
+
+
 CLAUDE_TOOLS = _table(read=("Read", "NotebookRead"), edit=("Edit", "Write", "MultiEdit", "NotebookEdit"),
                       shell=("Bash",), skill=("Skill",), agent=("Task", "Agent"))
 CODEX_SHELL_TOOLS = ("exec_command", "shell", "container.exec")
@@ -131,11 +145,8 @@ HOSTS: dict[str, HostInfo] = {h.name: h for h in (
     HostInfo("gemini", _table(read=("read_file", "read_many_files"), shell=("run_shell_command",),
                               edit=("replace", "edit", "write_file"), skill=("activate_skill",),
                               agent=("delegate_to_agent",)), "gemini", True, gemini_call),
-    HostInfo("grok", _table(read=("read_file", "view_file", "Read"),
-                            edit=("search_replace", "write", "write_file", "create_file", "str_replace_editor",
-                                  "edit_file", "Edit", "Write"),
-                            shell=("run_terminal_command", "bash", "Bash"), agent=("spawn_subagent",),
-                            skill=("Skill",)), None, False),
+    HostInfo("grok", _table(read=("view_file",), edit=("str_replace_editor", "create_file", "edit_file"),
+                            shell=("bash",)), "openai-chat", True, grok_call),
     HostInfo("sim", CLAUDE_TOOLS, None, True, claude_call),  # the sim writes Claude Code's stream-json
 )}
 """Every host by name, in the order the CLI lists them."""
@@ -153,6 +164,16 @@ IMPORT_TOOLS = _table(read=("Read", "read", "read_file", "view"),
 def infer_kind(tool: str) -> CallKind:
     """The host-neutral kind of a tool known only by name (imported published records)."""
     return IMPORT_TOOLS.get(tool, "other")
+
+
+def wire_host(wire: str, offered: Iterable[str]) -> str | None:
+    """Which host sent a request on WIRE, told by the tools it offered (OpenCode and Grok share the Chat
+    Completions wire): the host of that wire whose vocabulary covers most of them (None: no host of it)."""
+    names = set(offered)
+    candidates = [h for h in HOSTS.values() if h.wire == wire]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda h: len(names & set(h.tools))).name
 
 
 def script_call(host: str, call: PortableCall) -> ToolCall:

@@ -25,6 +25,7 @@ PINNED: dict[str, tuple[str, str]] = {
     "codex": ("@openai/codex", "0.171.0"),
     "opencode": ("opencode-ai", "1.18.33"),
     "gemini": ("@google/gemini-cli", "0.61.0"),
+    "grok": ("@vibe-kit/grok-cli", "0.0.34"),
 }
 """Host -> (npm package, exact version) the workbench is verified against."""
 

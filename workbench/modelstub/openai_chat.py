@@ -1,5 +1,7 @@
 """OpenAI Chat Completions (`POST /v1/chat/completions`), as OpenCode calls it through its
-openai-compatible provider: streamed, with `stream_options.include_usage`.
+openai-compatible provider (streamed, with `stream_options.include_usage`) and as Grok CLI calls it
+through the `openai` SDK (not streamed in its headless `-p` mode). Which of them is asking is told by
+the tools it offers (`workbench.core.hostinfo.wire_host`); the calls are that host's own tools.
 
 Stream: `data:` chunks of `chat.completion.chunk` — the role, the text as `delta.content`, each tool
 call as `delta.tool_calls[i]` (id, type and name first, then argument fragments), a last choice chunk
@@ -13,7 +15,7 @@ import json
 import time
 from typing import Any
 
-from workbench.core.hostinfo import opencode_call
+from workbench.core.hostinfo import script_call, wire_host
 from workbench.modelstub.turns import Turn, count_runs
 from workbench.modelstub.wire import (
     INPUT_TOKENS,
@@ -31,10 +33,8 @@ from workbench.modelstub.wire import (
 CANNED_TEXT = "Scripted session"
 
 
-
-
 class OpenAIChat(WireAPI):
-    """OpenCode's wire API."""
+    """OpenCode's and Grok CLI's wire API."""
 
     name = "openai-chat"
     host = "opencode"
@@ -49,14 +49,15 @@ class OpenAIChat(WireAPI):
                  if isinstance(t, dict) and isinstance(t.get("function"), dict) and t["function"].get("name")}
         options = body.get("stream_options")
         include_usage = bool(isinstance(options, dict) and options.get("include_usage"))
-        return Request(body=body, model=str(body.get("model", "")), tools=tools, texts=texts,
+        host = wire_host(self.name, tools) or self.host
+        return Request(body=body, model=str(body.get("model", "")), tools=tools, texts=texts, host=host,
                        model_turns=count_runs([m.get("role") == "assistant" for m in messages]),
                        stream=bool(body.get("stream")),
                        options={"include_usage": include_usage})
 
     def answer(self, turn: Turn | None, request: Request, context: dict[str, str]) -> Answer:
         text = CANNED_TEXT if turn is None else turn.text
-        calls = [opencode_call(c) for c in (turn.calls if turn else ())]
+        calls = [script_call(request.host or self.host, c) for c in (turn.calls if turn else ())]
         tool_calls: list[dict[str, Any]] = [
             {"id": new_id("call_"), "type": "function",
              "function": {"name": name, "arguments": json.dumps(args)}} for name, args in calls]

@@ -133,7 +133,8 @@ class ModelServer:
         fault = self._fault_for(request.model_turns) if request and request.scripted else None
         skills = listed_skills(request.texts) if request else []
         entry = {"n": len(self.requests), "time": time.time(), "path": path,
-                 "api": api.name if api else None, "host": api.host if api else None,
+                 "api": api.name if api else None,
+                 "host": (request.host if request and request.host else api.host) if api else None,
                  "model": request.model if request else None,
                  "tools": sorted(request.tools) if request else [], "skills": skills,
                  "plugins": plugins_of(skills), "scripted": bool(request and request.scripted),

@@ -34,6 +34,8 @@ class Request:
     texts: list[str]
     """System, developer and user texts, searched for skill listings."""
     model_turns: int
+    host: str | None = None
+    """The host that sent it, when the wire is shared (None: the wire's own host)."""
     stream: bool = True
     options: dict[str, Any] = field(default_factory=dict)
 

@@ -65,7 +65,9 @@ class HostRun:
 
 @functools.cache
 def _cli_version(host: str, binary: str) -> str | None:
-    """The host's version when its stream has none: the npm install's package.json, else `--version`.
+    """The host's version when its stream has none: the npm install's package.json, named with its
+    package ("0.0.34 (@vibe-kit/grok-cli)": the name alone does not say which client it is), else
+    `--version` (Grok CLI's prints "1.0.1", not its package version).
 
     A binary inside a `node_modules` tree (the pinned installs) is versioned by the package npm
     installed there, which costs nothing; `--version` costs a second or more for node hosts, so it
@@ -76,7 +78,7 @@ def _cli_version(host: str, binary: str) -> str | None:
     if modules is not None and host in PINNED:
         version = installed_version(host, modules.parent)
         if version:
-            return version
+            return f"{version} ({PINNED[host][0]})"
     return probe_version(path)
 
 
