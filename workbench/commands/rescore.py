@@ -17,7 +17,7 @@ from typing import Any
 from workbench.core import records
 from workbench.core.errors import InputError
 from workbench.core.importer import STATUS_UNKNOWN
-from workbench.core.rescore import changes, rescore
+from workbench.core.rescore import changes, judge, rescore
 from workbench.core.scoring import SCORER_RULES
 from workbench.exitcodes import ExitCode
 
@@ -39,19 +39,19 @@ def run(args: argparse.Namespace) -> int:
     try:
         for record, file, line in records.stream_records(args.files, on_problem=warn):
             try:
-                new = rescore(record)
+                result = judge(record)
             except InputError as err:
                 raise InputError(err.message, file=file, line=line, field=err.field or "moment") from None
             total += 1
             unknown += bool((record.model_extra or {}).get(STATUS_UNKNOWN))
-            for change in changes(record, new, file, line):
+            for change in changes(record, result, file, line):
                 changed += 1
                 if args.json:
                     listed.append(vars(change))
                 else:
                     print(change.text())
             if out is not None:
-                out.write(new)
+                out.write(rescore(record, result))
         if out is not None:
             out.close()
     except BaseException:

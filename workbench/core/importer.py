@@ -39,8 +39,8 @@ def is_agentsmd(obj: dict[str, Any]) -> bool:
     return isinstance(calls, list) and all(isinstance(c, list) for c in calls)
 
 
-def convert_call(index: int, raw: list[Any], failed: set[int]) -> Call:
-    """One `[tool, arg]` pair as a Call; the argument lands where its kind says."""
+def call_fields(index: int, raw: list[Any], failed: set[int]) -> dict[str, Any]:
+    """One `[tool, arg]` pair as the fields of a Call; the argument lands where its kind says."""
     tool = str(raw[0]) if raw else ""
     arg = raw[1] if len(raw) > 1 else None
     arg = str(arg) if arg is not None else None
@@ -55,7 +55,12 @@ def convert_call(index: int, raw: list[Any], failed: set[int]) -> Call:
         fields["skill"] = arg or None
     elif arg:
         fields["arg"] = arg  # extra field: the target of a grep/glob/list tool
-    return Call.model_validate(fields)
+    return fields
+
+
+def convert_call(index: int, raw: list[Any], failed: set[int]) -> Call:
+    """One `[tool, arg]` pair as a Call."""
+    return Call.model_validate(call_fields(index, raw, failed))
 
 
 def convert_usage(raw: Any) -> Usage:
@@ -100,7 +105,7 @@ def convert(obj: dict[str, Any], *, file: str | None = None, line: int | None = 
     if failed_raw is not None and not indexes_ok:
         raise InputError("must be a list of call indexes", file=file, line=line, field="failed_calls")
     failed = set(failed_raw or [])
-    calls = [convert_call(i, c, failed) for i, c in enumerate(raw_calls)]
+    calls = [call_fields(i, c, failed) for i, c in enumerate(raw_calls)]  # validated with the record
     stored = obj.get("verdict")
     if stored is not None and not isinstance(stored, dict):
         raise InputError("must be an object of file -> verdict", file=file, line=line, field="verdict")

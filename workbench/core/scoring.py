@@ -6,6 +6,7 @@ same way everywhere. Rules and the measurement error each prevents: docs/scoring
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 
 from workbench.core.models import Call, CallKind, CaseKind, Score, ScoreSpec, Verdict
@@ -102,6 +103,10 @@ def overall_verdict(kind: CaseKind, verdicts: Mapping[str, Verdict]) -> Verdict:
     return "skip"
 
 
+_parsed_moment = functools.lru_cache(maxsize=512)(parse_moment)
+"""parse_moment, remembered per spec text: rescoring a file parses the same few specs per record."""
+
+
 class _Unset:
     """Marks 'find the moment from the spec' (the normal case)."""
 
@@ -120,7 +125,7 @@ def score(spec: ScoreSpec, calls: Sequence[Call], *, moment_at: int | None | _Un
     such a run is invalid, never a miss. This is the only place that rule is applied.
     """
     if isinstance(moment_at, _Unset):
-        moment_at = find_moment(parse_moment(spec.moment), calls)
+        moment_at = find_moment(_parsed_moment(spec.moment), calls)
     reads = first_reads(spec.required, calls)
     verdicts: dict[str, Verdict] = {}
     for key, at in reads.items():

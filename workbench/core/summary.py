@@ -9,13 +9,14 @@ Discarded and superseded records are counted, not tabulated; invalid runs are co
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from workbench.core import migrate, records, stats
+from workbench.core import importer, migrate, records, stats
 from workbench.core.importer import STATUS_UNKNOWN, overall_of
 from workbench.core.models import CaseKind, Marking, RunRecord, Usage, Verdict
 
@@ -66,8 +67,9 @@ class RecordView(BaseModel):
 
 def parse_view(text: str, *, file: str, line: int) -> RecordView:
     """One records line as a RecordView: our own lines straight from JSON; anything else (AgentsMD
-    lines, version-1 keys to migrate, a line that fails there) through `records.parse_line`, which
-    converts it or names the bad field."""
+    lines, version-1 keys to migrate, a line that fails there) through `records.parse_record`, which
+    converts it or names the bad field. AgentsMD calls are left out before converting: tables never
+    read them, and converting them is most of an import's cost."""
     if text.startswith(records.NATIVE_PREFIX):
         try:
             view = RecordView.model_validate_json(text)
@@ -76,7 +78,10 @@ def parse_view(text: str, *, file: str, line: int) -> RecordView:
         else:
             if not (view.schema_version == 1 and migrate.needs_rekey(view.verdict, view.required)):
                 return view
-    return RecordView.of(records.parse_line(text, file=file, line=line))
+    obj = json.loads(text)
+    if isinstance(obj, dict) and importer.is_agentsmd(obj):
+        obj = {k: v for k, v in obj.items() if k != "calls"}
+    return RecordView.of(records.parse_record(obj, file=file, line=line))
 
 
 def overall(record: RunRecord | RecordView) -> str | None:
