@@ -8,13 +8,15 @@ lack many fields; nothing here requires them.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from workbench.core.errors import InputError
 from workbench.core.models import Call, CaseKind, Marking, RunRecord, Usage, Verdict
 from workbench.core.scoring import infer_kind, overall_verdict
+
+M = TypeVar("M", bound=BaseModel)
 
 SOURCE = "agentsmd"
 HOSTS = {"claude-code": "claude"}
@@ -99,6 +101,22 @@ def overall_of(kind: str, verdicts: dict[str, str]) -> str | None:
 
 def convert(obj: dict[str, Any], *, file: str | None = None, line: int | None = None) -> RunRecord:
     """One AgentsMD line as a RunRecord; raises InputError naming the field that cannot be read."""
+    return validated(RunRecord, convert_fields(obj, file=file, line=line), file=file, line=line)
+
+
+def validated(model: type[M], data: dict[str, Any], *, file: str | None = None, line: int | None = None) -> M:
+    """DATA as MODEL (a RunRecord, or a lean view of one); InputError naming the first bad field."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0] if err.errors() else None
+        where = ".".join(str(p) for p in first["loc"]) if first else None
+        raise InputError(first["msg"] if first else str(err), file=file, line=line, field=where) from None
+
+
+def convert_fields(obj: dict[str, Any], *, file: str | None = None, line: int | None = None) -> dict[str, Any]:
+    """One AgentsMD line as the fields of a RunRecord, not yet validated; InputError for a field whose
+    shape cannot be converted."""
     raw_calls = obj.get("calls") or []
     failed_raw = obj.get("failed_calls")
     indexes_ok = isinstance(failed_raw, list) and all(isinstance(i, int) for i in failed_raw)
@@ -138,9 +156,4 @@ def convert(obj: dict[str, Any], *, file: str | None = None, line: int | None = 
         data[STATUS_UNKNOWN] = True
     if overall == "no-output":
         data.update(valid=False, invalid_reason="no-output")
-    try:
-        return RunRecord.model_validate(data)
-    except ValidationError as err:
-        first = err.errors()[0] if err.errors() else None
-        where = ".".join(str(p) for p in first["loc"]) if first else None
-        raise InputError(first["msg"] if first else str(err), file=file, line=line, field=where) from None
+    return data

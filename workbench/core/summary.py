@@ -80,7 +80,8 @@ def parse_view(text: str, *, file: str, line: int) -> RecordView:
                 return view
     obj = json.loads(text)
     if isinstance(obj, dict) and importer.is_agentsmd(obj):
-        obj = {k: v for k, v in obj.items() if k != "calls"}
+        fields = importer.convert_fields({k: v for k, v in obj.items() if k != "calls"}, file=file, line=line)
+        return importer.validated(RecordView, fields, file=file, line=line)
     return RecordView.of(records.parse_record(obj, file=file, line=line))
 
 
