@@ -119,3 +119,41 @@ def test_write_records_refuses_to_overwrite(tmp_path: Path) -> None:
 def test_missing_file_is_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError):
         records.load_file(tmp_path / "absent.jsonl")
+
+
+DEMO = Path(__file__).resolve().parent.parent / "records" / "demo-batch.jsonl"
+"""Records written by the real batch runner (the bundled demo)."""
+
+
+def test_stream_yields_each_record_before_reading_the_next_line(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    first, second = DEMO.read_text().splitlines()[:2]
+    path.write_text(f"{first}\nnot json\n{second}\n")
+    lines = records.stream_records([path])
+    record, file, line = next(lines)
+    assert (record.case_id, file, line) == (json.loads(first)["case_id"], str(path), 1)
+    with pytest.raises(InputError) as err:
+        next(lines)
+    assert str(err.value).startswith(f"{path}:2")
+
+
+def test_stream_reports_skipped_lines_as_they_come(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    first, second = DEMO.read_text().splitlines()[:2]
+    path.write_text(f"{first}\n[1]\n{second}\n{{\"torn\": ")
+    seen: list[str] = []
+    lines = records.stream_records([path], lenient=True, on_problem=lambda p: seen.append(str(p)))
+    got = [(line, len(seen)) for _, _, line in lines]
+    assert got == [(1, 0), (3, 1)]  # line 2 was reported before line 3 was yielded
+    assert seen[0].startswith(f"{path}:2") and "torn" in seen[1]
+
+
+def test_rescore_write_leaves_no_half_written_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from workbench.cli import main
+
+    path, out = tmp_path / "r.jsonl", tmp_path / "new.jsonl"
+    first, second = DEMO.read_text().splitlines()[:2]
+    path.write_text(f"{first}\n{second}\nnot json\n{first}\n")
+    assert main(["rescore", str(path), "--write", str(out)]) == 2
+    assert f"{path}:3" in capsys.readouterr().err
+    assert not out.exists()

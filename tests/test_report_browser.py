@@ -25,7 +25,7 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def summary_json(path: Path, compare: str, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
-    assert main(["summary", str(path), "--format", "json", "--compare", compare]) == 0
+    assert main(["summary", str(path), "--format", "json", "--compare", compare, "--confusion"]) == 0
     return dict(json.loads(capsys.readouterr().out))
 
 

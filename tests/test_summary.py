@@ -157,3 +157,10 @@ def test_compare_accepts_arm_names_and_sha_prefixes() -> None:
         [row] = summary.compare(left, right)
         assert (row["hits_a"], row["hits_b"], row["delta_pp"]) == (0, 4, 100)
     assert summary.compare("weak", "nope") == []
+
+
+@given(st.integers(1, 2000).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))))
+def test_wilson_closed_form_equals_scipy(hits_n: tuple[int, int]) -> None:
+    hits, n = hits_n
+    ci = binomtest(hits, n).proportion_ci(confidence_level=0.95, method="wilson")
+    assert stats.wilson95(hits, n) == (round(float(ci.low), 4), round(float(ci.high), 4))

@@ -31,7 +31,7 @@ def summary(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 
 
 def as_json(capsys: pytest.CaptureFixture[str], path: Path) -> dict[str, Any]:
-    return dict(json.loads(summary(capsys, str(path), "--format", "json")))
+    return dict(json.loads(summary(capsys, str(path), "--format", "json", "--confusion")))
 
 
 @pytest.mark.parametrize("which", ["demo", "fresh"])
@@ -67,7 +67,7 @@ def test_an_even_split_fails_in_junit(tmp_path: Path, capsys: pytest.CaptureFixt
 
 def test_gh_summary_marks_each_cell_and_names_sibling_wins(fresh: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cells = as_json(capsys, fresh)["runs"]
-    text = summary(capsys, str(fresh), "--format", "gh-summary", "--compare", "A,B")
+    text = summary(capsys, str(fresh), "--format", "gh-summary", "--compare", "A,B", "--confusion")
     assert text.count("❌") == sum(1 for c in cells if c["valid"] and c["hits"] * 2 <= c["valid"])
     assert text.count("⚪") == sum(1 for c in cells if not c["valid"])
     assert "## Comparisons" in text and "## Activation funnel" in text
@@ -77,7 +77,7 @@ def test_gh_summary_marks_each_cell_and_names_sibling_wins(fresh: Path, capsys: 
 def test_funnel_and_confusion_in_md_json_and_csv(fresh: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = as_json(capsys, fresh)
     assert {r["arm"] for r in data["funnel"]} == {"A", "B"}
-    md = summary(capsys, str(fresh))
+    md = summary(capsys, str(fresh), "--confusion")
     assert "## Activation funnel" in md and "## Which procedure opened" in md
     for r in data["funnel"]:
         assert f"| {r['runs']} | {r['offered']} | {r['loaded']} | {r['opened']} | {r['read_before']} |" in md

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from workbench.commands.summary import parse_compare, warn
 from workbench.core import records
+from workbench.core.batches import BatchTracker
 from workbench.core.errors import InputError
 from workbench.core.report import build
 from workbench.core.summary import summarize
@@ -74,7 +75,10 @@ def run(args: argparse.Namespace) -> int:
     """Load, build, render, write."""
     pairs = parse_compare(args.compare)
     loaded = records.load_files(args.files, lenient=args.lenient)
-    warn(loaded, summarize(loaded.records))
+    batches = BatchTracker()
+    for record in loaded.records:
+        batches.add(record)
+    warn(batches, summarize(loaded.records))
     files = [{"path": f, "sha256": sha256_of(f)} for f in args.files]
     report = build(loaded.records, pairs, files)
     write_whole(Path(args.output), render(report, reproduce_command(args)))

@@ -1,7 +1,8 @@
 """`workbench rescore FILE...`: re-score every record's kept calls with the CURRENT scorer rules.
 
-Lists each per-file verdict that changed (old -> new) and the count; exit 0 whatever changed. Inputs are
-never modified; `--write OUT` writes the rescored records to a new file.
+Lists each per-file verdict that changed (old -> new) as it is found, then the count; exit 0 whatever
+changed. Records are streamed (one in memory at a time). Inputs are never modified; `--write OUT` writes
+the rescored records to a new file, removed again if the run stops on bad input.
 
 The rules for records without a moment spec (imported ones) are in `workbench.core.rescore`.
 """
@@ -15,8 +16,7 @@ from typing import Any
 
 from workbench.core import records
 from workbench.core.errors import InputError
-from workbench.core.models import RunRecord
-from workbench.core.rescore import Change, changes, rescore
+from workbench.core.rescore import changes, judge, rescore
 from workbench.core.scoring import SCORER_RULES
 from workbench.exitcodes import ExitCode
 
@@ -31,37 +31,44 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Rescore, list changes on stdout, optionally write the rescored records."""
-    loaded = records.load_files(args.files)
-    for problem in loaded.problems:
-        print(f"workbench: warning: {problem}", file=sys.stderr)
-    rescored: list[RunRecord] = []
-    found: list[Change] = []
-    for record, (file, line) in zip(loaded.records, loaded.origins, strict=True):
-        try:
-            new = rescore(record)
-        except InputError as err:
-            raise InputError(err.message, file=file, line=line, field=err.field or "moment") from None
-        rescored.append(new)
-        found += changes(record, new, file, line)
-    unknown = sum(r.status_unknown for r in loaded.records)
+    """Stream the records: rescore each, print its changes as they are found, optionally write it."""
+    out = records.create_new(args.write) if args.write else None
+    total = unknown = changed = 0
+    listed: list[dict[str, Any]] = []
+    try:
+        for record, file, line in records.stream_records(args.files, on_problem=warn):
+            try:
+                result = judge(record)
+            except InputError as err:
+                raise InputError(err.message, file=file, line=line, field=err.field or "moment") from None
+            total += 1
+            unknown += record.status_unknown
+            for change in changes(record, result, file, line):
+                changed += 1
+                if args.json:
+                    listed.append(vars(change))
+                else:
+                    print(change.text())
+            if out is not None:
+                out.write(rescore(record, result))
+        if out is not None:
+            out.close()
+    except BaseException:
+        if out is not None:
+            out.discard()
+        raise
     if args.json:
-        payload: dict[str, Any] = {"records": len(loaded.records), "changed": len(found),
-                                   "scorer_rules": SCORER_RULES, "no_call_status": unknown,
-                                   "changes": [vars(c) for c in found]}
+        payload: dict[str, Any] = {"records": total, "changed": changed, "scorer_rules": SCORER_RULES,
+                                   "no_call_status": unknown, "changes": listed}
         print(json.dumps(payload, indent=2))
     else:
-        for change in found:
-            print(change.text())
-        print(f"{len(found)} verdicts changed in {len(loaded.records)} records (scorer rules {SCORER_RULES})")
+        print(f"{changed} verdicts changed in {total} records (scorer rules {SCORER_RULES})")
     if unknown:
         print(f"workbench: {unknown} records have no call status: failed reads could not be excluded",
               file=sys.stderr)
-    if args.write:
-        try:
-            records.write_records(args.write, rescored)
-        except FileExistsError:
-            raise InputError("exists; --write only creates a new file", file=args.write) from None
     return int(ExitCode.OK)
 
 
+def warn(problem: records.Problem) -> None:
+    """A skipped line, on stderr as it is met."""
+    print(f"workbench: warning: {problem}", file=sys.stderr)

@@ -1,6 +1,7 @@
 """`workbench summary FILE...`: trigger tables regenerated from run records alone (md, json or csv).
 
-Data goes to stdout; load problems, excluded and unverified runs are reported on stderr.
+Data goes to stdout; load problems, excluded and unverified runs are reported on stderr. Records are
+streamed: memory holds the cells, not the file.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ import sys
 from typing import Any
 
 from workbench.core import records
-from workbench.core.batches import partial_batches
+from workbench.core.batches import BatchTracker
 from workbench.core.errors import InputError
-from workbench.core.report import summary_tables
-from workbench.core.summary import Summary, summarize, to_json
+from workbench.core.report import Confusion, funnel
+from workbench.core.summary import Summary, parse_view, to_json
 from workbench.exitcodes import ExitCode
 from workbench.report import tables
 
@@ -32,6 +33,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--compare", action="append", default=[], metavar="A,B",
                    help="compare arm B against arm A (sha or arm name); repeatable")
     p.add_argument("--lenient", action="store_true", help="skip invalid lines (reported) instead of failing")
+    p.add_argument("--confusion", action="store_true", help="add the confusion view (which procedures each "
+                   "case opened): a second pass reading every record's calls, so it costs a full parse")
     p.set_defaults(handler=run)
 
 
@@ -46,11 +49,27 @@ def parse_compare(values: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def warn(loaded: records.Loaded, summary: Summary) -> None:
-    """Everything the tables leave out or keep apart, on stderr."""
-    for problem in loaded.problems:
+MAX_LISTED_PROBLEMS = 100
+"""Skipped lines listed in `--format json` (all are reported on stderr, and all are counted)."""
+
+
+class Problems:
+    """Skipped lines: each reported on stderr as it is met; the first few kept for the JSON output."""
+
+    def __init__(self) -> None:
+        self.listed: list[str] = []
+        self.count = 0
+
+    def __call__(self, problem: records.Problem) -> None:
         print(f"workbench: warning: {problem}", file=sys.stderr)
-    for state in partial_batches(loaded.records):
+        self.count += 1
+        if len(self.listed) < MAX_LISTED_PROBLEMS:
+            self.listed.append(str(problem))
+
+
+def warn(batches: BatchTracker, summary: Summary) -> None:
+    """Everything the tables leave out or keep apart, on stderr."""
+    for state in (s for s in batches.states() if s.partial):
         print(f"workbench: warning: batch {state.batch} is PARTIAL ({state.valid} of {state.planned} planned runs "
               "valid); its runs are included — finish it with `workbench batch ... --resume`", file=sys.stderr)
     if summary.discarded or summary.superseded:
@@ -139,14 +158,25 @@ def render_csv(data: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Load, summarize, print."""
+    """Stream the records into cells (one line in memory at a time), then print."""
     pairs = parse_compare(args.compare)
-    loaded = records.load_files(args.files, lenient=args.lenient)
-    summary = summarize(loaded.records)
+    problems = Problems()
+    summary, batches = Summary(pairs=bool(pairs)), BatchTracker()
+    known: dict[str, None] = {}
+    for view, _file, _line in records.stream(args.files, parse_view, lenient=args.lenient, on_problem=problems):
+        summary.add(view)
+        batches.add(view)
+        known.update(dict.fromkeys(view.required))
     data = to_json(summary, pairs)
-    data.update(summary_tables(loaded.records, summary))
-    data["problems"] = [str(p) for p in loaded.problems]
-    warn(loaded, summary)
+    data["funnel"] = funnel(summary)
+    if args.confusion or args.table == "confusion":
+        confusion = Confusion(summary, list(known))
+        for record, _file, _line in records.stream_records(args.files, lenient=True):
+            confusion.add(record)
+        data["confusion"] = confusion.rows()
+    data["problems"] = problems.listed
+    data["problems_total"] = problems.count
+    warn(batches, summary)
     if args.format == "json":
         print(json.dumps(data, indent=2))
     elif args.format == "csv":
@@ -158,5 +188,6 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "gh-summary":
         print(tables.gh_summary(data))
     else:
-        print(render_md(data) + "\n".join(tables.funnel_md(data["funnel"]) + tables.confusion_md(data["confusion"])))
+        print(render_md(data) + "\n".join(tables.funnel_md(data["funnel"])
+                                          + tables.confusion_md(data.get("confusion", []))))
     return int(ExitCode.OK)

@@ -8,13 +8,15 @@ lack many fields; nothing here requires them.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from workbench.core.errors import InputError
 from workbench.core.models import Call, CaseKind, Marking, RunRecord, Usage, Verdict
 from workbench.core.scoring import infer_kind, overall_verdict
+
+M = TypeVar("M", bound=BaseModel)
 
 SOURCE = "agentsmd"
 HOSTS = {"claude-code": "claude"}
@@ -37,8 +39,8 @@ def is_agentsmd(obj: dict[str, Any]) -> bool:
     return isinstance(calls, list) and all(isinstance(c, list) for c in calls)
 
 
-def convert_call(index: int, raw: list[Any], failed: set[int]) -> Call:
-    """One `[tool, arg]` pair as a Call; the argument lands where its kind says."""
+def call_fields(index: int, raw: list[Any], failed: set[int]) -> dict[str, Any]:
+    """One `[tool, arg]` pair as the fields of a Call; the argument lands where its kind says."""
     tool = str(raw[0]) if raw else ""
     arg = raw[1] if len(raw) > 1 else None
     arg = str(arg) if arg is not None else None
@@ -53,7 +55,12 @@ def convert_call(index: int, raw: list[Any], failed: set[int]) -> Call:
         fields["skill"] = arg or None
     elif arg:
         fields["arg"] = arg  # extra field: the target of a grep/glob/list tool
-    return Call.model_validate(fields)
+    return fields
+
+
+def convert_call(index: int, raw: list[Any], failed: set[int]) -> Call:
+    """One `[tool, arg]` pair as a Call."""
+    return Call.model_validate(call_fields(index, raw, failed))
 
 
 def convert_usage(raw: Any) -> Usage:
@@ -92,13 +99,29 @@ def overall_of(kind: str, verdicts: dict[str, str]) -> str | None:
 
 def convert(obj: dict[str, Any], *, file: str | None = None, line: int | None = None) -> RunRecord:
     """One AgentsMD line as a RunRecord; raises InputError naming the field that cannot be read."""
+    return validated(RunRecord, convert_fields(obj, file=file, line=line), file=file, line=line)
+
+
+def validated(model: type[M], data: dict[str, Any], *, file: str | None = None, line: int | None = None) -> M:
+    """DATA as MODEL (a RunRecord, or a lean view of one); InputError naming the first bad field."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0] if err.errors() else None
+        where = ".".join(str(p) for p in first["loc"]) if first else None
+        raise InputError(first["msg"] if first else str(err), file=file, line=line, field=where) from None
+
+
+def convert_fields(obj: dict[str, Any], *, file: str | None = None, line: int | None = None) -> dict[str, Any]:
+    """One AgentsMD line as the fields of a RunRecord, not yet validated; InputError for a field whose
+    shape cannot be converted."""
     raw_calls = obj.get("calls") or []
     failed_raw = obj.get("failed_calls")
     indexes_ok = isinstance(failed_raw, list) and all(isinstance(i, int) for i in failed_raw)
     if failed_raw is not None and not indexes_ok:
         raise InputError("must be a list of call indexes", file=file, line=line, field="failed_calls")
     failed = set(failed_raw or [])
-    calls = [convert_call(i, c, failed) for i, c in enumerate(raw_calls)]
+    calls = [call_fields(i, c, failed) for i, c in enumerate(raw_calls)]  # validated with the record
     stored = obj.get("verdict")
     if stored is not None and not isinstance(stored, dict):
         raise InputError("must be an object of file -> verdict", file=file, line=line, field="verdict")
@@ -129,9 +152,4 @@ def convert(obj: dict[str, Any], *, file: str | None = None, line: int | None = 
     )
     if overall == "no-output":
         data.update(valid=False, invalid_reason="no-output")
-    try:
-        return RunRecord.model_validate(data)
-    except ValidationError as err:
-        first = err.errors()[0] if err.errors() else None
-        where = ".".join(str(p) for p in first["loc"]) if first else None
-        raise InputError(first["msg"] if first else str(err), file=file, line=line, field=where) from None
+    return data

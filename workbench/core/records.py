@@ -12,10 +12,10 @@ import contextlib
 import errno
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from pydantic import ValidationError
 
@@ -23,6 +23,9 @@ from workbench.core import importer
 from workbench.core.errors import InputError
 from workbench.core.migrate import migrate
 from workbench.core.models import SCHEMA_VERSION, RunRecord
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
 
 @dataclass(frozen=True)
@@ -77,17 +80,57 @@ def append_record(path: str | os.PathLike[str], record: RunRecord) -> None:
         os.close(fd)
 
 
+class NewFile:
+    """A records file being created: lines written as they come, fsynced on close; `discard` removes it
+    (a run that stops half-way leaves no half-written file)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+        self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+
+    def write(self, record: RunRecord) -> None:
+        assert self._fd is not None, "file already closed"
+        data = encode(record)
+        if os.write(self._fd, data) != len(data):
+            raise OSError(errno.ENOSPC, "short write", self.path)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+    def discard(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        with contextlib.suppress(OSError):
+            os.unlink(self.path)
+
+
+def create_new(path: str | os.PathLike[str]) -> NewFile:
+    """Start a NEW records file; InputError when it already exists (never overwrites)."""
+    try:
+        return NewFile(path)
+    except FileExistsError:
+        raise InputError("exists; --write only creates a new file", file=os.fspath(path)) from None
+    except OSError as err:
+        raise InputError(f"cannot create: {err.strerror or err}", file=os.fspath(path)) from None
+
+
 def write_records(path: str | os.PathLike[str], records: Iterable[RunRecord]) -> None:
-    """Create a NEW file holding these records; refuses to overwrite an existing one."""
-    fd = os.open(os.fspath(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    """Create a NEW file holding these records; refuses to overwrite an existing one (FileExistsError).
+    If writing fails part-way the new file is removed."""
+    out = NewFile(path)
     try:
         for record in records:
-            data = encode(record)
-            if os.write(fd, data) != len(data):
-                raise OSError(f"short write to {os.fspath(path)}")
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+            out.write(record)
+        out.close()
+    except BaseException:
+        out.discard()
+        raise
 
 
 def field_path(err: ValidationError) -> str:
@@ -135,41 +178,69 @@ def parse_line(text: str, *, file: str, line: int) -> RunRecord:
 
 
 def iter_lines(path: Path) -> Iterator[tuple[int, str, bool]]:
-    """(line number, text, is_last) for each non-blank line; is_last marks the final non-blank line."""
+    """(line number, text, is_last) for each non-blank line, read one line at a time (memory flat in
+    the file size); is_last marks the final non-blank line (one line of look-ahead)."""
     with path.open("r", encoding="utf-8", errors="replace") as fh:
-        lines = fh.read().split("\n")
-    numbered = [(i + 1, text) for i, text in enumerate(lines) if text.strip()]
-    for pos, (number, text) in enumerate(numbered):
-        yield number, text, pos == len(numbered) - 1
+        pending: tuple[int, str] | None = None
+        for number, text in enumerate(fh, 1):
+            if not text.strip():
+                continue
+            if pending is not None:
+                yield pending[0], pending[1], False
+            pending = (number, text[:-1] if text.endswith("\n") else text)
+        if pending is not None:
+            yield pending[0], pending[1], True
+
+
+class LineParser(Protocol[T_co]):
+    """Turns one records line into an item, raising InputError or JSONDecodeError when it cannot."""
+
+    def __call__(self, text: str, *, file: str, line: int) -> T_co: ...
+
+
+def stream(paths: Iterable[str | os.PathLike[str]], parse: LineParser[T], *, lenient: bool = False,
+           on_problem: Callable[[Problem], None] | None = None) -> Iterator[tuple[T, str, int]]:
+    """(item, file, line) for each good line of each file, in order, one line in memory at a time.
+
+    `parse(text, file=, line=)` turns a line into an item (`parse_line` -> RunRecord; a lean view for
+    readers that need a few fields). A bad line never escapes as a traceback: a torn last line is
+    reported to `on_problem` and skipped; any other bad line raises InputError naming file and line,
+    or with `lenient` is reported and skipped. Nothing is kept per line."""
+    report = on_problem if on_problem is not None else (lambda _problem: None)
+    for path in paths:
+        name = os.fspath(path)
+        try:
+            for number, text, is_last in iter_lines(Path(path)):
+                try:
+                    item = parse(text, file=name, line=number)
+                except json.JSONDecodeError as err:
+                    if is_last:
+                        report(Problem(name, number, f"torn last line skipped (crash mid-write?): {err.msg}"))
+                        continue
+                    if lenient:
+                        report(Problem(name, number, f"invalid JSON: {err.msg}"))
+                        continue
+                    raise InputError(f"invalid JSON: {err.msg}", file=name, line=number) from None
+                except InputError as err:
+                    if not lenient:
+                        raise
+                    report(Problem(name, number, err.message, err.field))
+                    continue
+                yield item, name, number
+        except OSError as err:
+            raise InputError(f"cannot read: {err.strerror or err}", file=name) from None
+
+
+def stream_records(paths: Iterable[str | os.PathLike[str]], *, lenient: bool = False,
+                   on_problem: Callable[[Problem], None] | None = None) -> Iterator[tuple[RunRecord, str, int]]:
+    """(RunRecord, file, line) for each good line: `stream` with `parse_line`."""
+    return stream(paths, parse_line, lenient=lenient, on_problem=on_problem)
 
 
 def load_file(path: str | os.PathLike[str], *, lenient: bool = False, into: Loaded | None = None) -> Loaded:
-    """Load one records file. A torn last line is reported and skipped; other bad lines raise
-    InputError, or with `lenient` are reported and skipped."""
+    """Load one records file into memory (see `stream` for the rules; prefer `stream` for big files)."""
     out = into if into is not None else Loaded()
-    p = Path(path)
-    name = os.fspath(path)
-    try:
-        lines = list(iter_lines(p))
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror or err}", file=name) from None
-    for number, text, is_last in lines:
-        try:
-            record = parse_line(text, file=name, line=number)
-        except json.JSONDecodeError as err:
-            if is_last:
-                message = f"torn last line skipped (crash mid-write?): {err.msg}"
-                out.problems.append(Problem(name, number, message))
-                continue
-            if lenient:
-                out.problems.append(Problem(name, number, f"invalid JSON: {err.msg}"))
-                continue
-            raise InputError(f"invalid JSON: {err.msg}", file=name, line=number) from None
-        except InputError as err:
-            if not lenient:
-                raise
-            out.problems.append(Problem(name, number, err.message, err.field))
-            continue
+    for record, name, number in stream_records([path], lenient=lenient, on_problem=out.problems.append):
         out.records.append(record)
         out.origins.append((name, number))
     return out

@@ -52,28 +52,20 @@ def procedures(records: Iterable[RunRecord]) -> list[str]:
     return list(dict.fromkeys(f for r in records for f in r.required))
 
 
-def opened_all(record: RunRecord) -> bool:
-    """Every required file was successfully read at some point of the run (the record's reads)."""
-    reads = record.required_read_at
-    return bool(reads) and all(at is not None for at in reads.values())
-
-
 def funnel(summary: Summary) -> list[dict[str, Any]]:
-    """One funnel row per host/model/effort and arm that has valid positive runs."""
+    """One funnel row per host/model/effort and arm that has valid positive runs (the cells' counts)."""
     rows: dict[tuple[Any, ...], dict[str, Any]] = {}
     for cell in summary.cells.values():
         if cell.kind != "positive":
             continue
         row = rows.setdefault((cell.group, cell.arm), {
             **group_id(cell), **dict.fromkeys(FUNNEL_STAGES, 0), "offered_unknown": 0})
-        for r in cell.valid_records:
-            offered = entry_offered(r)
-            row["runs"] += 1
-            row["offered"] += offered is True
-            row["offered_unknown"] += offered is None
-            row["loaded"] += r.entry_loaded_at is not None
-            row["opened"] += opened_all(r)
-            row["read_before"] += is_hit(r.kind, overall(r))
+        row["runs"] += cell.valid
+        row["offered"] += cell.offered
+        row["offered_unknown"] += cell.offered_unknown
+        row["loaded"] += cell.entry_loaded
+        row["opened"] += cell.opened_all
+        row["read_before"] += cell.hit_count
     return [row for row in rows.values() if row["runs"]]
 
 
@@ -94,39 +86,65 @@ def target_reads(record: RunRecord) -> dict[str, bool]:
     return {f: record.verdict.get(f) in hit for f in record.required}
 
 
-def confusion(summary: Summary, known: Sequence[str]) -> list[dict[str, Any]]:
-    """Per cell and case: how many valid runs opened each procedure (target first, then siblings)."""
-    out = []
-    for cell in summary.cells.values():
-        by_case: dict[str, list[RunRecord]] = defaultdict(list)
-        for r in cell.valid_records:
-            by_case[case_key(r)].append(r)
-        for case, runs in by_case.items():
-            targets = list(dict.fromkeys(f for r in runs for f in r.required))
-            siblings = [f for f in known if f not in targets]
-            counts = dict.fromkeys([*targets, *siblings], 0)
-            none = sibling_won = 0
-            for r in runs:
-                mine = target_reads(r)
-                other = sibling_reads(r, siblings)
-                for f, yes in (*mine.items(), *other.items()):
-                    counts[f] += yes
-                none += not any(mine.values()) and not any(other.values())
-                sibling_won += r.kind == "positive" and not all(mine.values()) and any(other.values())
-            out.append({**cell_id(cell), "case": case, "runs": len(runs), "targets": targets,
-                        "opened": {f: n for f, n in counts.items() if f in targets or n},
-                        "none": none, "sibling_instead": sibling_won,
-                        "when": "at all" if cell.kind == "negative" else "before the moment"})
-    return out
+def tabulated(record: RunRecord) -> bool:
+    """Counted in tables (not discarded or superseded)."""
+    return record.discarded is None and record.superseded is None
 
 
-def invalid_runs(summary: Summary) -> dict[str, list[dict[str, Any]]]:
+@dataclass
+class Confusion:
+    """Per cell and case: how many valid runs opened each procedure (target first, then siblings).
+    Records are added one at a time (a stream); `summary` names the cells and `known` the procedures."""
+
+    summary: Summary
+    known: Sequence[str]
+    _rows: dict[tuple[Any, ...], dict[str, Any]] = field(default_factory=dict)
+
+    def add(self, r: RunRecord) -> None:
+        if not (r.valid and tabulated(r)):
+            return
+        key = (Summary.key(r), case_key(r))
+        row = self._rows.get(key)
+        if row is None:
+            cell = self.summary.cells[key[0]]
+            row = self._rows[key] = {**cell_id(cell), "case": key[1], "runs": 0, "targets": [], "counts": {},
+                                     "none": 0, "sibling_instead": 0,
+                                     "when": "at all" if cell.kind == "negative" else "before the moment"}
+        row["runs"] += 1
+        for f in r.required:
+            if f not in row["targets"]:
+                row["targets"].append(f)
+        mine = target_reads(r)
+        other = sibling_reads(r, [f for f in self.known if f not in r.required])
+        for f, yes in (*mine.items(), *other.items()):
+            row["counts"][f] = row["counts"].get(f, 0) + yes
+        row["none"] += not any(mine.values()) and not any(other.values())
+        row["sibling_instead"] += r.kind == "positive" and not all(mine.values()) and any(other.values())
+
+    def rows(self) -> list[dict[str, Any]]:
+        out = []
+        for row in self._rows.values():
+            targets = row["targets"]
+            order = [*targets, *(f for f in self.known if f not in targets)]
+            opened = {f: row["counts"].get(f, 0) for f in order if f in targets or row["counts"].get(f, 0)}
+            out.append({k: v for k, v in row.items() if k != "counts"} | {"opened": opened})
+        return out
+
+
+def confusion(summary: Summary, records: Iterable[RunRecord], known: Sequence[str]) -> list[dict[str, Any]]:
+    """The confusion rows of RECORDS (see `Confusion`)."""
+    tally = Confusion(summary, known)
+    for r in records:
+        tally.add(r)
+    return tally.rows()
+
+
+def invalid_runs(records: Iterable[RunRecord]) -> dict[str, list[dict[str, Any]]]:
     """Invalid runs grouped by their reason (`unknown` when the record gives none)."""
     out: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for cell in summary.cells.values():
-        for r in cell.records:
-            if not r.valid:
-                out[r.invalid_reason or "unknown"].append(run_id(r))
+    for r in records:
+        if tabulated(r) and not r.valid:
+            out[r.invalid_reason or "unknown"].append(run_id(r))
     return dict(out)
 
 
@@ -229,13 +247,8 @@ def build(records: Sequence[RunRecord], comparisons: Sequence[tuple[str, str]] =
     summary = summarize(records)
     data = to_json(summary, comparisons)
     known = procedures(records)
-    tabulated = [r for c in summary.cells.values() for r in c.records]
+    shown = [r for r in records if tabulated(r)]
     return Report(summary=data, comparisons=[{**row, "sequential": sequential(row)} for row in data["comparisons"]],
-                  funnel=funnel(summary), confusion=confusion(summary, known),
-                  invalid=invalid_runs(summary), runs=[run_view(r, known) for r in tabulated],
+                  funnel=funnel(summary), confusion=confusion(summary, records, known),
+                  invalid=invalid_runs(records), runs=[run_view(r, known) for r in shown],
                   provenance=provenance(records), files=[dict(f) for f in files], procedures=known)
-
-
-def summary_tables(records: Sequence[RunRecord], summary: Summary) -> dict[str, Any]:
-    """The funnel and confusion rows `summary` adds to its output (json keys `funnel`, `confusion`)."""
-    return {"funnel": funnel(summary), "confusion": confusion(summary, procedures(records))}

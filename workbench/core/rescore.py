@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.core.models import Provenance, RescoredFrom, RunRecord, ScoreSpec
+from workbench.core.models import Provenance, RescoredFrom, RunRecord, Score, ScoreSpec
 from workbench.core.scoring import SCORER_RULES, score
 
 
@@ -41,11 +41,10 @@ def had_model_output(record: RunRecord) -> bool:
     return record.valid or record.invalid_reason != "no-output"
 
 
-def rescore(record: RunRecord) -> RunRecord:
-    """A copy of the record judged by the current rules; the previous verdict is kept in
-    `provenance.rescored_from`.
-
-    Keys are the record's `required` files as given (the producers' and the importer's convention)."""
+def judge(record: RunRecord) -> Score:
+    """The current rules' answer for a kept record. Keys are the record's `required` files as given
+    (the producers' and the importer's convention); `entry_loaded_at` is the stored one unless the
+    record names its entry skill or file."""
     required = record.required or list(record.verdict)
     entry = record.entry
     output = had_model_output(record)
@@ -53,26 +52,39 @@ def rescore(record: RunRecord) -> RunRecord:
         spec = ScoreSpec(kind=record.kind, required=required, moment=record.moment,
                          entry_skill=entry.skill if entry else None, entry_file=entry.file if entry else None)
         result = score(spec, record.calls, model_output=output)
-        loaded = result.entry_loaded_at if (spec.entry_skill or spec.entry_file) else record.entry_loaded_at
-    else:
-        spec = ScoreSpec(kind=record.kind, required=required)
-        result = score(spec, record.calls, moment_at=record.moment_at, model_output=output)
-        loaded = record.entry_loaded_at
+        if not (spec.entry_skill or spec.entry_file):
+            result.entry_loaded_at = record.entry_loaded_at
+        return result
+    spec = ScoreSpec(kind=record.kind, required=required)
+    result = score(spec, record.calls, moment_at=record.moment_at, model_output=output)
+    result.entry_loaded_at = record.entry_loaded_at
+    return result
+
+
+def rescore(record: RunRecord, result: Score | None = None) -> RunRecord:
+    """A copy of the record judged by the current rules (`judge`, unless its answer is given); the
+    previous verdict is kept in `provenance.rescored_from`."""
+    result = judge(record) if result is None else result
+    output = had_model_output(record)
     before = RescoredFrom(verdict=dict(record.verdict), overall=record.overall, scorer_rules=record.scorer_rules)
     update = {"required_read_at": dict(result.reads), "verdict": dict(result.verdicts),
-              "moment_at": result.moment_at, "entry_loaded_at": loaded, "scorer_rules": SCORER_RULES,
+              "moment_at": result.moment_at, "entry_loaded_at": result.entry_loaded_at,
+              "scorer_rules": SCORER_RULES,
               "provenance": (record.provenance or Provenance()).model_copy(update={"rescored_from": before})}
     if record.valid or not output:
         update["overall"] = result.overall if result.verdicts else None
     return record.model_copy(update=update)
 
 
-def changes(record: RunRecord, new: RunRecord, file: str, line: int) -> list[Change]:
-    """Every per-file verdict of `new` that differs from the record's stored one."""
+def changes(record: RunRecord, new: RunRecord | Score, file: str, line: int) -> list[Change]:
+    """Every per-file verdict of `new` (a rescored record or the scorer's answer) that differs from the
+    record's stored one."""
+    if record.verdict == (verdicts := new.verdict if isinstance(new, RunRecord) else new.verdicts):
+        return []
     unknown = record.status_unknown
     out = []
-    for key in dict.fromkeys([*record.verdict, *new.verdict]):
-        old, now = record.verdict.get(key), new.verdict.get(key)
+    for key in dict.fromkeys([*record.verdict, *verdicts]):
+        old, now = record.verdict.get(key), verdicts.get(key)
         if old != now and record.valid:
             out.append(Change(file, line, record.target, record.kind, record.run, record.batch, record.source,
                               key, old, now, unknown))

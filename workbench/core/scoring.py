@@ -6,6 +6,7 @@ same way everywhere. Rules and the measurement error each prevents: docs/scoring
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 
 from workbench.core.hostinfo import infer_kind as infer_kind  # the importer's vocabulary lives with the hosts
@@ -162,6 +163,10 @@ def overall_verdict(kind: CaseKind, verdicts: Mapping[str, Verdict]) -> Verdict:
     return "skip"
 
 
+_parsed_moment = functools.lru_cache(maxsize=512)(parse_moment)
+"""parse_moment, remembered per spec text: rescoring a file parses the same few specs per record."""
+
+
 class _Unset:
     """Marks 'find the moment from the spec' (the normal case)."""
 
@@ -180,7 +185,7 @@ def score(spec: ScoreSpec, calls: Sequence[Call], *, moment_at: int | None | _Un
     such a run is invalid, never a miss. This is the only place that rule is applied.
     """
     if isinstance(moment_at, _Unset):
-        moment_at = find_moment(parse_moment(spec.moment), calls)
+        moment_at = find_moment(_parsed_moment(spec.moment), calls)
     reads, basis, conflicts = read_evidence(spec.required, calls)
     order = order_basis(calls)
     verdicts: dict[str, Verdict] = {}

@@ -16,12 +16,20 @@ def binomtest(k: int, n: int, p: float = 0.5) -> Any:
     return scipy_binomtest(k, n, p)
 
 
+Z95 = 1.959963984540054
+"""The standard normal quantile at 0.975 (scipy.stats.norm.ppf(0.975))."""
+
+
 def wilson95(hits: int, n: int) -> tuple[float, float] | None:
-    """Wilson score 95% interval of hits/n; None when there is nothing to estimate."""
+    """Wilson score 95% interval of hits/n (no continuity correction); None when there is nothing to
+    estimate. The closed form, equal to scipy's `proportion_ci(method="wilson")` to the 4 decimals kept
+    (tested), so a summary does not pay scipy's import (about 1 s and 90 MB)."""
     if n <= 0:
         return None
-    ci = binomtest(hits, n).proportion_ci(confidence_level=0.95, method="wilson")
-    return (round(float(ci.low), 4), round(float(ci.high), 4))
+    p, z2 = hits / n, Z95 * Z95
+    centre = p + z2 / (2 * n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    return (round((centre - half) / (1 + z2 / n), 4), round((centre + half) / (1 + z2 / n), 4))
 
 
 def mcnemar_exact(only_a: int, only_b: int) -> float:

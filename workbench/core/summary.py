@@ -9,20 +9,83 @@ Discarded and superseded records are counted, not tabulated; invalid runs are co
 
 from __future__ import annotations
 
-from collections import defaultdict
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.core import stats
+from pydantic import BaseModel, ConfigDict
+
+from workbench.core import importer, records, stats
 from workbench.core.importer import overall_of
-from workbench.core.models import RunRecord
+from workbench.core.models import CaseKind, EntryGate, Marking, Provenance, RunRecord, Usage, Verdict
 
 POSITIVE_VERDICTS = ("fired", "read-noaction", "skip", "skip-noaction")
 NEGATIVE_VERDICTS = ("opened", "clean")
 
 
-def overall(record: RunRecord) -> str | None:
+class RecordView(BaseModel):
+    """The fields of a RunRecord the tables read. Validated straight from a JSON line, it skips `calls`
+    and everything else a summary never looks at, so summarizing costs about one `json.loads`."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    schema_version: int | None = None
+    host: str
+    model: str | None = None
+    effort: str | None = None
+    arm: str | None = None
+    source: str | None = None
+    case_id: str | None = None
+    target: str
+    kind: CaseKind
+    run: int = 0
+    batch: str | None = None
+    required: list[str] = []
+    required_read_at: dict[str, int | None] = {}
+    entry_loaded_at: int | None = None
+    verdict: dict[str, Verdict] = {}
+    overall: Verdict | None = None
+    valid: bool = True
+    usage: Usage = Usage()
+    discarded: Marking | None = None
+    superseded: Marking | None = None
+    provenance: Provenance | None = None
+    entry: EntryGate | None = None
+    batch_planned: int | None = None
+
+    @property
+    def status_unknown(self) -> bool:
+        """The calls were never checked for failure (imported without failed calls)."""
+        return bool(self.provenance and self.provenance.status_unknown)
+
+    @classmethod
+    def of(cls, record: RunRecord | RecordView) -> RecordView:
+        """The view of a record already in memory (every view field is a declared record field)."""
+        if isinstance(record, RecordView):
+            return record
+        values = {name: getattr(record, name) for name in cls.model_fields}
+        return cls.model_validate({k: v for k, v in values.items() if v is not None})
+
+
+def parse_view(text: str, *, file: str, line: int) -> RecordView:
+    """One records line as a RecordView: our own lines straight from JSON; anything else (AgentsMD
+    lines, version-1 keys to migrate, a line that fails there) through `records.parse_record`, which
+    converts it or names the bad field. AgentsMD calls are left out before converting: tables never
+    read them, and converting them is most of an import's cost."""
+    if text.startswith(records.NATIVE_PREFIX):
+        try:
+            return RecordView.model_validate_json(text)
+        except ValueError:
+            pass
+    obj = json.loads(text)
+    if isinstance(obj, dict) and importer.is_agentsmd(obj):
+        fields = importer.convert_fields({k: v for k, v in obj.items() if k != "calls"}, file=file, line=line)
+        return importer.validated(RecordView, fields, file=file, line=line)
+    return RecordView.of(records.parse_record(obj, file=file, line=line))
+
+
+def overall(record: RunRecord | RecordView) -> str | None:
     """The run's overall verdict: as stored, else derived from the per-file verdicts."""
     return record.overall or overall_of(record.kind, dict(record.verdict))
 
@@ -35,17 +98,17 @@ def is_hit(kind: str, verdict: str | None) -> bool:
     return verdict in ("fired", "read-noaction")
 
 
-def reads_verified(record: RunRecord) -> bool:
+def reads_verified(record: RunRecord | RecordView) -> bool:
     """False when the record's calls were never checked for failure (scored before successful reads)."""
     return not record.status_unknown
 
 
-def arm_key(record: RunRecord) -> str | None:
+def arm_key(record: RunRecord | RecordView) -> str | None:
     """What tells arms apart: the source sha when known, else the arm name."""
     return record.source or record.arm
 
 
-def case_key(record: RunRecord) -> str:
+def case_key(record: RunRecord | RecordView) -> str:
     """The case a run belongs to: its case id, else its target and kind."""
     return record.case_id or f"{record.target}:{record.kind}"
 
@@ -61,60 +124,112 @@ class GroupKey:
 
 
 @dataclass
+class Known:
+    """A running mean over known values (None is unknown, never 0)."""
+
+    total: float = 0.0
+    known: int = 0
+
+    def add(self, value: float | int | None) -> None:
+        if value is not None:
+            self.total += float(value)
+            self.known += 1
+
+    def mean(self) -> tuple[float | None, int]:
+        return (round(self.total / self.known, 4) if self.known else None), self.known
+
+
+@dataclass
 class Cell:
-    """Runs of one arm on one target within a group."""
+    """Runs of one arm on one target within a group, as running counts (no record is kept)."""
 
     group: GroupKey
     arm: str | None
     target: str
     kind: str
     arm_names: list[str] = field(default_factory=list)
-    records: list[RunRecord] = field(default_factory=list)
     excluded: int = 0
+    total: int = 0
+    valid: int = 0
+    hit_count: int = 0
+    entry_loaded: int = 0
+    offered: int = 0
+    """Valid runs whose host offered the entry skill (funnel), and those whose record does not say."""
+    offered_unknown: int = 0
+    opened_all: int = 0
+    """Valid runs that read every required file at some point (funnel)."""
+    has_source: bool = False
+    verdicts: dict[str, int] = field(default_factory=lambda: dict.fromkeys((*POSITIVE_VERDICTS, *NEGATIVE_VERDICTS), 0))
+    cases: dict[str, list[int]] = field(default_factory=dict)
+    """Case -> [hits, valid runs]."""
+    per_file: dict[str, dict[str, int]] = field(default_factory=dict)
+    tokens_in: Known = field(default_factory=Known)
+    tokens_out: Known = field(default_factory=Known)
+    cost: Known = field(default_factory=Known)
+    slot_hits: dict[tuple[str, int], bytearray] | None = None
+    """(case, run) -> hit of each repeat, in order; kept only when comparisons are wanted."""
 
-    @property
-    def valid_records(self) -> list[RunRecord]:
-        return [r for r in self.records if r.valid]
+    def add(self, r: RecordView) -> None:
+        """Count one tabulated (not excluded) run."""
+        self.total += 1
+        self.has_source = self.has_source or bool(r.source)
+        self.tokens_in.add(r.usage.input_tokens)
+        self.tokens_out.add(r.usage.output_tokens)
+        self.cost.add(r.usage.cost_usd)
+        if not r.valid:
+            return
+        self.valid += 1
+        verdict = overall(r)
+        hit = is_hit(r.kind, verdict)
+        self.hit_count += hit
+        if verdict in self.verdicts:
+            self.verdicts[verdict] += 1
+        case = self.cases.setdefault(case_key(r), [0, 0])
+        case[0] += hit
+        case[1] += 1
+        self.entry_loaded += r.entry_loaded_at is not None
+        offered = r.entry.offered if r.entry else None
+        self.offered += offered is True
+        self.offered_unknown += offered is None
+        self.opened_all += bool(r.required_read_at) and all(at is not None for at in r.required_read_at.values())
+        for key, file_verdict in r.verdict.items():
+            row = self.per_file.setdefault(key, {"runs": 0, "read": 0})
+            row["runs"] += 1
+            row[file_verdict] = row.get(file_verdict, 0) + 1
+            row["read"] += r.required_read_at.get(key) is not None
+        if self.slot_hits is not None:
+            self.slot_hits.setdefault((case_key(r), r.run), bytearray()).append(hit)
 
     def hits_by_case(self) -> dict[str, list[bool]]:
-        out: dict[str, list[bool]] = defaultdict(list)
-        for r in self.valid_records:
-            out[case_key(r)].append(is_hit(r.kind, overall(r)))
-        return dict(out)
+        """Case -> one hit flag per valid run (hits first; order is not kept)."""
+        return {c: [True] * h + [False] * (n - h) for c, (h, n) in self.cases.items()}
 
     def counts(self) -> dict[str, int]:
-        counts = {v: 0 for v in (*POSITIVE_VERDICTS, *NEGATIVE_VERDICTS)}
-        for r in self.valid_records:
-            v = overall(r)
-            if v in counts:
-                counts[v] += 1
-        return counts
+        return dict(self.verdicts)
 
     def hits(self) -> int:
-        return sum(is_hit(r.kind, overall(r)) for r in self.valid_records)
+        return self.hit_count
 
     def to_json(self) -> dict[str, Any]:
         """The cell as published in `summary --format json` under `runs`."""
         counts = self.counts()
-        valid = len(self.valid_records)
-        hits = self.hits()
-        by_case = self.hits_by_case()
-        tokens_in, known_in = stats.mean_known(r.usage.input_tokens for r in self.records)
-        tokens_out, _ = stats.mean_known(r.usage.output_tokens for r in self.records)
-        cost, known_cost = stats.mean_known(r.usage.cost_usd for r in self.records)
+        valid, hits = self.valid, self.hit_count
+        tokens_in, known_in = self.tokens_in.mean()
+        tokens_out, _ = self.tokens_out.mean()
+        cost, known_cost = self.cost.mean()
         ci = stats.wilson95(hits, valid)
         return {
             "host": self.group.host, "model": self.group.model or None, "effort": self.group.effort or None,
             "arm": "+".join(self.arm_names) or None,
-            "source": self.arm if any(r.source for r in self.records) else None,
+            "source": self.arm if self.has_source else None,
             "target": self.target, "kind": self.kind,
-            "total": len(self.records), "valid": valid, "invalid": len(self.records) - valid,
+            "total": self.total, "valid": valid, "invalid": self.total - valid,
             "fired": counts["fired"], "read_noaction": counts["read-noaction"], "skip": counts["skip"],
             "skip_noaction": counts["skip-noaction"], "opened": counts["opened"], "clean": counts["clean"],
             "hits": hits, "wilson95": list(ci) if ci else None,
-            "majority_cases": sum(stats.majority(h) for h in by_case.values()), "cases": len(by_case),
-            "flaky": sorted(c for c, h in by_case.items() if stats.flaky(h)),
-            "entry_loaded": sum(r.entry_loaded_at is not None for r in self.valid_records),
+            "majority_cases": sum(h * 2 > n for h, n in self.cases.values()), "cases": len(self.cases),
+            "flaky": sorted(c for c, (h, n) in self.cases.items() if 0 < h < n),
+            "entry_loaded": self.entry_loaded,
             "mean_input_tokens": tokens_in, "mean_output_tokens": tokens_out, "usage_known": known_in,
             "mean_cost_usd": cost, "cost_known": known_cost,
             "excluded": self.excluded, "reads_verified": self.group.verified,
@@ -123,44 +238,47 @@ class Cell:
 
 @dataclass
 class Summary:
-    """Every cell of a set of records, in order of first appearance, plus what was left out."""
+    """Every cell of a set of records, in order of first appearance, plus what was left out.
+
+    Records are counted as they are added and not kept, so a summary of a stream needs memory for
+    its cells only. `pairs=False` skips the per-(case, run) hits that only `compare` needs."""
 
     cells: dict[tuple[GroupKey, str | None, str, str], Cell] = field(default_factory=dict)
     discarded: int = 0
     superseded: int = 0
+    pairs: bool = True
 
-    def add(self, record: RunRecord) -> None:
-        group = GroupKey(record.host, record.model or "", record.effort or "", reads_verified(record))
-        key = (group, arm_key(record), record.target, record.kind)
+    @staticmethod
+    def key(r: RunRecord | RecordView) -> tuple[GroupKey, str | None, str, str]:
+        """The cell a record is counted in."""
+        return GroupKey(r.host, r.model or "", r.effort or "", reads_verified(r)), arm_key(r), r.target, r.kind
+
+    def add(self, record: RunRecord | RecordView) -> None:
+        r = RecordView.of(record)
+        key = self.key(r)
         cell = self.cells.get(key)
         if cell is None:
-            cell = self.cells[key] = Cell(group, key[1], record.target, record.kind)
-        if record.arm and record.arm not in cell.arm_names:
-            cell.arm_names.append(record.arm)
-        if record.discarded is not None or record.superseded is not None:
+            cell = self.cells[key] = Cell(key[0], key[1], r.target, r.kind,
+                                          slot_hits={} if self.pairs else None)
+        if r.arm and r.arm not in cell.arm_names:
+            cell.arm_names.append(r.arm)
+        if r.discarded is not None or r.superseded is not None:
             cell.excluded += 1
-            self.discarded += record.discarded is not None
-            self.superseded += record.discarded is None
+            self.discarded += r.discarded is not None
+            self.superseded += r.discarded is None
             return
-        cell.records.append(record)
+        cell.add(r)
 
     @property
     def unverified(self) -> int:
         """Runs tabulated apart because their calls were never checked for failure."""
-        return sum(len(c.records) for c in self.cells.values() if not c.group.verified)
+        return sum(c.total for c in self.cells.values() if not c.group.verified)
 
     def files(self) -> list[dict[str, Any]]:
         """Per cell and required file: how each file's verdict came out."""
         out = []
         for cell in self.cells.values():
-            per_file: dict[str, dict[str, int]] = {}
-            for r in cell.valid_records:
-                for key, verdict in r.verdict.items():
-                    row = per_file.setdefault(key, {"runs": 0, "read": 0})
-                    row["runs"] += 1
-                    row[verdict] = row.get(verdict, 0) + 1
-                    row["read"] += r.required_read_at.get(key) is not None
-            for key, row in per_file.items():
+            for key, row in cell.per_file.items():
                 out.append({"host": cell.group.host, "model": cell.group.model or None,
                             "effort": cell.group.effort or None, "source": cell.arm, "target": cell.target,
                             "kind": cell.kind, "file": key, **row})
@@ -194,13 +312,9 @@ class Summary:
 
 def slots(cell: Cell) -> dict[tuple[str, int, int], bool]:
     """(case, run, repeat) -> hit for the cell's valid runs; repeats number duplicate run ids in order."""
-    seen: dict[tuple[str, int], int] = defaultdict(int)
-    out = {}
-    for r in cell.valid_records:
-        base = (case_key(r), r.run)
-        out[(*base, seen[base])] = is_hit(r.kind, overall(r))
-        seen[base] += 1
-    return out
+    if cell.slot_hits is None:
+        raise ValueError("this summary was built with pairs=False: comparisons need the per-run hits")
+    return {(case, run, i): bool(hit) for (case, run), hits in cell.slot_hits.items() for i, hit in enumerate(hits)}
 
 
 def paired(a: Cell, b: Cell) -> dict[str, Any]:
@@ -209,7 +323,7 @@ def paired(a: Cell, b: Cell) -> dict[str, Any]:
     common = sorted(set(sa) & set(sb))
     only_a = sum(sa[s] and not sb[s] for s in common)
     only_b = sum(sb[s] and not sa[s] for s in common)
-    ha, na, hb, nb = a.hits(), len(a.valid_records), b.hits(), len(b.valid_records)
+    ha, na, hb, nb = a.hits(), a.valid, b.hits(), b.valid
     return {
         "host": a.group.host, "model": a.group.model or None, "effort": a.group.effort or None,
         "target": a.target, "kind": a.kind, "a": a.arm, "b": b.arm,
@@ -220,10 +334,10 @@ def paired(a: Cell, b: Cell) -> dict[str, Any]:
     }
 
 
-def summarize(records: Iterable[RunRecord]) -> Summary:
-    """Group records into cells."""
-    summary = Summary()
-    for record in records:
+def summarize(records_: Iterable[RunRecord | RecordView], *, pairs: bool = True) -> Summary:
+    """Count records into cells as they come (an iterator is consumed once, nothing is kept)."""
+    summary = Summary(pairs=pairs)
+    for record in records_:
         summary.add(record)
     return summary
 

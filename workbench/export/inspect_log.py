@@ -19,8 +19,8 @@ from typing import Any
 
 from workbench.core.errors import InputError
 from workbench.core.models import RunRecord
-from workbench.core.report import procedures, run_view
-from workbench.core.summary import Cell, case_key, is_hit, overall, summarize
+from workbench.core.report import procedures, run_view, tabulated
+from workbench.core.summary import Cell, Summary, case_key, is_hit, overall, summarize
 
 EXTRA = "pip install 'trigger-workbench[inspect]'"
 
@@ -79,16 +79,15 @@ def _sample(record: RunRecord, epoch: int, known: Sequence[str]) -> Any:
                       started_at=record.started_at, completed_at=record.finished_at)
 
 
-def _log(cells: list[Cell], known: Sequence[str]) -> Any:
+def _log(cells: list[Cell], records: list[RunRecord], known: Sequence[str]) -> Any:
     from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalMetric, EvalResults, EvalScore, EvalSpec, EvalStats
 
-    records = [r for c in cells for r in c.records]
     epochs: dict[str, int] = defaultdict(int)
     samples = []
     for r in records:
         epochs[case_key(r)] += 1
         samples.append(_sample(r, epochs[case_key(r)], known))
-    hits, valid = sum(c.hits() for c in cells), sum(len(c.valid_records) for c in cells)
+    hits, valid = sum(c.hits() for c in cells), sum(c.valid for c in cells)
     first, group = cells[0], cells[0].group
     arm = "+".join(dict.fromkeys(n for c in cells for n in c.arm_names)) or first.arm or "unnamed"
     started = sorted(r.started_at for r in records if r.started_at)
@@ -115,16 +114,22 @@ def export(records: Sequence[RunRecord], out_dir: Path) -> list[Path]:
     from inspect_ai.log import write_eval_log
 
     known = procedures(records)
+    summary = summarize(records)
     groups: dict[tuple[Any, ...], list[Cell]] = defaultdict(list)
-    for cell in summarize(records).cells.values():
-        if cell.records:
+    runs: dict[tuple[Any, ...], list[RunRecord]] = defaultdict(list)
+    for cell in summary.cells.values():
+        if cell.total:
             groups[(cell.group, cell.arm)].append(cell)
+    for r in records:
+        if tabulated(r):
+            group, arm, _target, _kind = Summary.key(r)
+            runs[(group, arm)].append(r)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for (group, arm), cells in groups.items():
         names = "+".join(dict.fromkeys(n for c in cells for n in c.arm_names))
         sha = (arm or "")[:7] if names else ""
         path = out_dir / f"{_name(names or arm, sha, group.host, group.model, group.effort)}.eval"
-        write_eval_log(_log(cells, known), str(path), format="eval")
+        write_eval_log(_log(cells, runs[(group, arm)], known), str(path), format="eval")
         paths.append(path)
     return paths
