@@ -149,3 +149,28 @@ def blocks(body: str, *, offset: int = 0) -> list[Block]:
             line = (tok.map[0] if tok.map else 0) + 1 + offset
             out.append(Block("item" if items else "paragraph", line, (_pieces(tok, line),)))
     return out
+
+
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
+_PATH_WORD = re.compile(r"(?<![\w/.@-])@?((?:\.{0,2}/)?(?:[\w{}.-]+/)*[\w{}-]+\.md)(?![\w/-])", re.IGNORECASE)
+
+
+def references(text: str) -> list[str]:
+    """Every local markdown file TEXT mentions outside code blocks, as written: link targets,
+    `path.md` code spans and bare `path.md` words (a procedure named in prose is not orphaned)."""
+    out: list[str] = []
+    for block in blocks(front_matter(text).body):
+        for cell in block.cells:
+            for piece in cell:
+                if piece.kind == "link":
+                    href = piece.href.split("#")[0].strip()
+                    if href and not _SCHEME.match(href) and href.lower().endswith(".md"):
+                        out.append(href)
+                else:
+                    out += [m.group(1) for m in _PATH_WORD.finditer(piece.text)]
+    return list(dict.fromkeys(out))
+
+
+def path_words(text: str) -> list[str]:
+    """Every `*.md` path written anywhere in TEXT (a hook script, a manifest)."""
+    return list(dict.fromkeys(m.group(1) for m in _PATH_WORD.finditer(text)))
