@@ -106,7 +106,7 @@ def refuse_impossible(cases: list[Case]) -> None:
 def workspace_arm(ws: Workspace, name: str, ref: str) -> Arm:
     """NAME=REF as given, or a bare NAME from the workspace's arms; either way with the env the
     workspace file sets for that arm (`[arms.NAME] env`)."""
-    from workbench.core.wording import resolve_arm as named_arm
+    from workbench.authoring.arms import resolve_arm as named_arm
     from workbench.runner.arms import resolve_arm
 
     info = named_arm(ws, name) if not ref else None

@@ -87,6 +87,9 @@ class WorkspaceFile(BaseModel):
     guarded: list[str] = Field(default_factory=list, description="Paths the guard protects (globs).")
     audit: AuditConfig = Field(default_factory=AuditConfig)
     arms: dict[str, ArmConfig] = Field(default_factory=dict)
+    rows: dict[str, str] = Field(default_factory=dict,
+                                 description="Row ids cases and arms refer to -> what the row said (trigger -> links); "
+                                             "written by workbench so a vanished row fails loudly.")
 
 
 class Workspace(BaseModel):
