@@ -65,6 +65,8 @@ def test_arm_list_resolve_and_env(repo: Path, monkeypatch: pytest.MonkeyPatch, c
     monkeypatch.chdir(repo)
     assert main(["arm", "new", "--name", "injection-off", "--env", "EVAL_INJECTION_OFF=1"]) == 0
     ws = load_workspace(repo)
+    assert ws.config.rows["ops/incident"].startswith("Before responding to an incident or outage -> ")
+    assert ws.config.arms["bare-and"].row == "ops/incident"
     arms = {a.name: a for a in list_arms(ws)}
     head = git(repo, "rev-parse", "HEAD").strip()
     assert arms["baseline"].sha == head and arms["injection-off"].sha == head

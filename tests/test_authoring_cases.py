@@ -68,7 +68,7 @@ def test_case_errors_name_file_line_and_field(ws_dir: Path) -> None:
     path.write_text('target = "nope"\nkind = "positive"\nprompt = "p"\n')
     with pytest.raises(InputError) as err:
         load_case(path)
-    assert (err.value.file, err.value.line, err.value.field) == (str(path), 1, "required")
+    assert (err.value.file, err.value.line, err.value.field) == (str(path), 1, "target")
     assert "no routing row" in str(err.value)
     path.write_text('target = "commit"\nkind = "positive"\nprompt = "p"\nexceptions = "x"\n')
     with pytest.raises(InputError) as err:

@@ -6,7 +6,9 @@ import argparse
 
 from workbench.authoring.arms import create_arm, list_arms
 from workbench.authoring.workspace_file import store_arm
+from workbench.commands.authoring import workspace_rows
 from workbench.core.errors import InputError
+from workbench.core.routing import Row, closest_rows, find_row
 from workbench.core.wording import ArmInfo, check_arm_name
 from workbench.core.workspace import load_workspace
 
@@ -62,12 +64,22 @@ def run_new(args: argparse.Namespace) -> int:
     return 0
 
 
-def describe(arm: ArmInfo) -> str:
+def describe(arm: ArmInfo, rows: list[Row] | None = None) -> str:
+    """name, ref, short sha, the row it edits (marked when no current row has that id), env."""
     env = " ".join(f"{k}={v}" for k, v in arm.env.items())
-    return "\t".join([arm.name, arm.ref, (arm.sha or "missing")[:12], arm.row or "-", env or "-"])
+    row = arm.row or "-"
+    if arm.row and rows is not None and find_row(rows, arm.row) is None:
+        near = closest_rows(rows, arm.row)
+        row += f" (no such row now; closest: {', '.join(near) or 'none'})"
+    return "\t".join([arm.name, arm.ref, (arm.sha or "missing")[:12], row, env or "-"])
 
 
 def run_list(args: argparse.Namespace) -> int:
-    for arm in list_arms(load_workspace()):
-        print(describe(arm))
+    ws = load_workspace()
+    try:
+        rows: list[Row] | None = workspace_rows(ws)
+    except InputError:
+        rows = None
+    for arm in list_arms(ws):
+        print(describe(arm, rows))
     return 0
