@@ -18,7 +18,7 @@ import git
 from git.index.typ import BaseIndexEntry
 from gitdb.base import IStream
 
-from workbench.authoring.workspace_file import store_arm
+from workbench.authoring.workspace_file import record_rows, store_arm
 from workbench.core.audit import link_exists
 from workbench.core.errors import InputError
 from workbench.core.routing import Link, Row, assign_ids, find_row, parse_text, unknown_row_message
@@ -106,6 +106,7 @@ def create_arm(ws: Workspace, row_id: str, name: str, *, text: str | None = None
     commit = git.Commit.create_from_tree(repo, tree, message, parent_commits=[base], head=False)
     repo.create_head(branch, commit, force=force)
     store_arm(ws, name, env=env or {}, row=row.id, ref=branch, replace=force)
+    record_rows(ws, [row.id], rows=rows)
     return ArmInfo(name, branch, commit.hexsha, dict(env or {}), row.id)
 
 

@@ -47,8 +47,6 @@ def store_arm(ws: Workspace, name: str, *, env: dict[str, str], row: str | None 
     if env:
         lines.append("env = { " + ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in env.items()) + " }")
     file.write_text(text.rstrip("\n") + "\n" + "\n".join(lines) + "\n", encoding="utf-8")
-    if row:
-        record_rows(ws, [row], rows=None)
     return file
 
 
