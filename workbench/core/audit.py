@@ -81,8 +81,16 @@ def link_exists(target: str, path: Path) -> bool:
 
 def dangling(rows: list[Row]) -> list[Finding]:
     """A finding per link whose file does not exist (case-sensitive; templated paths match a glob)."""
-    return [Finding("DANGLING", "error", f"{link.target} does not exist", row.file, row.line, row.id)
-            for row in rows for link in row.links if not link_exists(link.target, link.path)]
+    out: list[Finding] = []
+    for row in rows:
+        for target, path in dict.fromkeys((lk.target, lk.path) for lk in row.links):
+            if link_exists(target, path):
+                continue
+            twin = next((p.name for p in path.parent.iterdir() if p.name.lower() == path.name.lower()),
+                        None) if path.parent.is_dir() else None
+            note = f" ({twin} differs only in case)" if twin else ""
+            out.append(Finding("DANGLING", "error", f"{target} does not exist{note}", row.file, row.line, row.id))
+    return out
 
 
 def empty_globs(ws: Workspace) -> list[Finding]:
@@ -106,31 +114,64 @@ def _skill_dir(file: Path, plugin: Path) -> Path | None:
     return None
 
 
-def resolve_reference(target: str, file: Path, plugin: Path) -> Path | None:
-    """The existing file a mention of TARGET in FILE names: relative to FILE, its Skill, else the plugin."""
+def resolve_reference(target: str, file: Path, plugin: Path) -> list[Path]:
+    """The existing files a mention of TARGET in FILE names, relative to FILE, its Skill, else the
+    plugin: one file, every file a templated path (`{language}/x.md`) matches, or every markdown file
+    of a mentioned folder (`themes/`)."""
     bases = [file.parent, _skill_dir(file, plugin), plugin]
+    clean = target.removeprefix("@").lstrip("/")
     for base in dict.fromkeys(b for b in bases if b is not None):
-        path = (base / target.removeprefix("@").lstrip("/")).resolve()
-        if exists_exactly(path):
-            return path
+        path = (base / clean).resolve()
+        if _TEMPLATE.search(clean):
+            found = [p.resolve() for p in base.glob(_TEMPLATE.sub("*", clean)) if p.is_file()]
+        elif clean.endswith("/") and path.is_dir():
+            found = sorted(p.resolve() for p in path.rglob("*.md"))
+        else:
+            found = [path] if exists_exactly(path) else []
+        if found:
+            return found
+    return []
+
+
+def case_twin(target: str, file: Path, plugin: Path) -> Path | None:
+    """A file TARGET names only when case is ignored (`FORMS.md` for `forms.md`): a real break on a
+    case-sensitive disk, reported as such rather than as an unlinked procedure."""
+    bases = [file.parent, _skill_dir(file, plugin), plugin]
+    clean = target.removeprefix("@").lstrip("/")
+    for base in dict.fromkeys(b for b in bases if b is not None):
+        folder = (base / clean).parent
+        if folder.is_dir():
+            twin = next((p for p in folder.iterdir() if p.name.lower() == Path(clean).name.lower()
+                         and p.name != Path(clean).name), None)
+            if twin is not None:
+                return twin.resolve()
     return None
 
 
-def reachable(starts: list[Path], plugin: Path) -> set[Path]:
-    """Every markdown file reached from STARTS by links, `path.md` code spans or bare `path.md` words,
-    followed through each file reached (a procedure linked from another procedure is indexed)."""
+_DIR_WORD = re.compile(r"`((?:[\w{}.-]+/)+)`")
+
+
+def reachable(starts: list[Path], plugin: Path) -> tuple[set[Path], dict[Path, str]]:
+    """Every markdown file reached from STARTS by links, `path.md` code spans, bare `path.md` words or
+    `folder/` code spans, followed through each file reached (a procedure linked from another
+    procedure is indexed); and the files mentioned only with another case (file -> the mention)."""
     seen: set[Path] = set()
+    twins: dict[Path, str] = {}
     todo = [p.resolve() for p in starts]
     while todo:
         file = todo.pop()
         if file in seen or not file.is_file() or file.suffix.lower() != ".md":
             continue
         seen.add(file)
-        for target in references(read_text(file)):
+        text = read_text(file)
+        for target in [*references(text), *_DIR_WORD.findall(text)]:
             found = resolve_reference(target, file, plugin)
-            if found is not None and found not in seen:
-                todo.append(found)
-    return seen
+            todo += [p for p in found if p not in seen]
+            if not found:
+                twin = case_twin(target, file, plugin)
+                if twin is not None:
+                    twins.setdefault(twin, f"{target} in {file.name}")
+    return seen, twins
 
 
 def unindexed(rows: list[Row], procedures: list[Path], *, plugin: Path | None = None,
@@ -139,11 +180,19 @@ def unindexed(rows: list[Row], procedures: list[Path], *, plugin: Path | None = 
     (or STARTS: routing and always-loaded files) mentions; routing files themselves excluded."""
     linked = {link.path.resolve() for row in rows for link in row.links}
     sources = {row.file.resolve() for row in rows if row.file is not None}
+    twins: dict[Path, str] = {}
     if plugin is not None:
-        linked |= reachable([*sources, *(starts or []), *(p for p in linked if p.is_file())], plugin)
-    return [Finding("UNINDEXED", "error", f"{p.name} is linked by no routing row, routing file or procedure",
-                    p, None)
-            for p in procedures if p.resolve() not in linked and p.resolve() not in sources]
+        reached, twins = reachable([*sources, *(starts or []), *(p for p in linked if p.is_file())], plugin)
+        linked |= reached
+    out: list[Finding] = []
+    for p in procedures:
+        if p.resolve() in linked or p.resolve() in sources:
+            continue
+        twin = twins.get(p.resolve())
+        why = f"mentioned only as {twin} (case differs: a miss on a case-sensitive disk)" if twin else \
+            "linked by no routing row, routing file or procedure"
+        out.append(Finding("UNINDEXED", "error", f"{p.name} is {why}", p, None))
+    return out
 
 
 def measure(host: str, loaded: list[Loaded], *, token_cap: int, line_cap: int | None = None,
