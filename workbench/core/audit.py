@@ -186,8 +186,8 @@ def unindexed(rows: list[Row], procedures: list[Path], *, plugin: Path | None = 
         linked |= reached
     out: list[Finding] = []
     for p in procedures:
-        if p.resolve() in linked or p.resolve() in sources:
-            continue
+        if p.resolve() in linked or p.resolve() in sources or p.name == "SKILL.md":
+            continue  # a SKILL.md is a Skill the host lists, not a procedure a row must link
         twin = twins.get(p.resolve())
         why = f"mentioned only as {twin} (case differs: a miss on a case-sensitive disk)" if twin else \
             "linked by no routing row, routing file or procedure"

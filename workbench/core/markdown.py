@@ -43,6 +43,8 @@ class Block:
     kind: BlockKind
     line: int
     cells: tuple[tuple[Piece, ...], ...]
+    header: tuple[str, ...] = ()
+    """A table row's column headings (plain text), else empty."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,8 @@ def blocks(body: str, *, offset: int = 0) -> list[Block]:
     out: list[Block] = []
     items = 0
     in_body = False
+    in_head = False
+    header: list[str] = []
     row: list[tuple[Piece, ...]] = []
     row_line = 0
     tokens = _PARSER.parse(body)
@@ -135,6 +139,12 @@ def blocks(body: str, *, offset: int = 0) -> list[Block]:
             items += 1
         elif tok.type == "list_item_close":
             items -= 1
+        elif tok.type == "thead_open":
+            in_head, header = True, []
+        elif tok.type == "thead_close":
+            in_head = False
+        elif tok.type == "inline" and in_head:
+            header.append(tok.content)
         elif tok.type == "tbody_open":
             in_body = True
         elif tok.type == "tbody_close":
@@ -142,7 +152,7 @@ def blocks(body: str, *, offset: int = 0) -> list[Block]:
         elif tok.type == "tr_open" and in_body:
             row, row_line = [], (tok.map[0] if tok.map else 0) + 1 + offset
         elif tok.type == "tr_close" and in_body:
-            out.append(Block("table", row_line, tuple(row)))
+            out.append(Block("table", row_line, tuple(row), tuple(header)))
         elif tok.type == "inline" and in_body and tokens[i - 1].type == "td_open":
             row.append(_pieces(tok, row_line))
         elif tok.type == "inline" and tokens[i - 1].type == "paragraph_open":

@@ -213,6 +213,9 @@ def _table_row(block: Block, file: Path, skill: str, fallback: Path | None) -> R
     cells = block.cells
     if not cells:
         return None
+    anti = [i for i, head in enumerate(block.header) if _ANTI.search(head)]
+    if anti and any(p.kind == "link" for i in anti if i < len(cells) for p in cells[i]):
+        return None  # a link in a "Bad" / "Don't" column is an anti-example
     first = _mark_links(list(cells[0]), bare=False)
     rest = [p for cell in cells[1:] for p in (*_mark_links(list(cell), bare=False), Piece("text", " | ", block.line))]
     if rest:

@@ -56,9 +56,33 @@ def front_matter_source(text: str) -> str:
     return "\n".join(lines[:end + 1]) + "\n" if end is not None else ""
 
 
+def manifest_skills(folder: Path) -> tuple[list[Path], str | None]:
+    """Skill folders a manifest names (`marketplace.json` plugins' `skills`, `plugin.json` `skills`)."""
+    for rel in (".claude-plugin/marketplace.json", ".claude-plugin/plugin.json", ".codex-plugin/plugin.json"):
+        try:
+            data = json.loads((folder / rel).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        entries = [p for p in data.get("plugins", []) if isinstance(p, dict)] if isinstance(data, dict) else []
+        named: list[object] = []
+        for entry in [data, *entries] if isinstance(data, dict) else []:
+            value = entry.get("skills")
+            named += value if isinstance(value, list) else [value] if isinstance(value, str) else []
+        dirs: list[Path] = []
+        for item in named:
+            base = (folder / str(item)).resolve()
+            dirs += [base] if (base / "SKILL.md").is_file() else sorted(p.parent for p in base.glob("*/SKILL.md"))
+        if dirs:
+            return list(dict.fromkeys(dirs)), rel
+    return [], None
+
+
 def skill_files(plugin: Path, routing: list[Path]) -> list[Path]:
-    """Every Skill a host lists: the plugin's `skills/*/SKILL.md` and the routing files named SKILL.md."""
-    found = {p.resolve(): None for p in sorted(plugin.glob("skills/*/SKILL.md"))}
+    """Every Skill a host lists: those a manifest names (else the plugin's `skills/*/SKILL.md`) and
+    the routing files named SKILL.md."""
+    listed, _ = manifest_skills(plugin)
+    skills = [d / "SKILL.md" for d in listed] if listed else sorted(plugin.glob("skills/*/SKILL.md"))
+    found = {p.resolve(): None for p in skills}
     found.update({p.resolve(): None for p in routing if p.name == "SKILL.md"})
     return list(found)
 

@@ -227,27 +227,6 @@ class Layout:
     guesses: list[str] = field(default_factory=list)
 
 
-def _manifest_skills(folder: Path) -> tuple[list[Path], str | None]:
-    """Skill folders a manifest names (`marketplace.json` plugins' `skills`, `plugin.json` `skills`)."""
-    for rel in (".claude-plugin/marketplace.json", ".claude-plugin/plugin.json", ".codex-plugin/plugin.json"):
-        try:
-            data = json.loads((folder / rel).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            continue
-        entries = [p for p in data.get("plugins", []) if isinstance(p, dict)] if isinstance(data, dict) else []
-        named: list[object] = []
-        for entry in [data, *entries] if isinstance(data, dict) else []:
-            value = entry.get("skills")
-            named += value if isinstance(value, list) else [value] if isinstance(value, str) else []
-        dirs: list[Path] = []
-        for item in named:
-            base = (folder / str(item)).resolve()
-            dirs += [base] if (base / "SKILL.md").is_file() else sorted(p.parent for p in base.glob("*/SKILL.md"))
-        if dirs:
-            return list(dict.fromkeys(dirs)), rel
-    return [], None
-
-
 def _entry_skill(folder: Path, skills: list[Path]) -> tuple[str | None, str]:
     """The entry Skill and why: injected by a SessionStart hook, named `using-*`, the only one, or the
     one whose SKILL.md names the most other Skills."""
@@ -285,11 +264,11 @@ def _glob_for(folder: Path, files: list[Path]) -> list[str]:
 
 def guess_layout(folder: Path) -> Layout:
     """Routing files, procedure globs and the entry Skill of the plugin repo at FOLDER."""
-    from workbench.core.session_load import INSTRUCTION_FILES, has_manifest
+    from workbench.core.session_load import INSTRUCTION_FILES, has_manifest, manifest_skills
 
     folder = folder.resolve()
     guesses: list[str] = []
-    skills, manifest = _manifest_skills(folder)
+    skills, manifest = manifest_skills(folder)
     if manifest:
         guesses.append(f"Skills: the {len(skills)} named in {manifest}")
     else:
