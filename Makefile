@@ -3,6 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+INSPECT_STAMP := $(VENV)/.installed-inspect
 
 .PHONY: run test lint install system-deps clean bench
 
@@ -15,6 +16,11 @@ $(STAMP): pyproject.toml requirements.lock
 
 install: $(STAMP)
 
+# The optional `inspect` extra (workbench export inspect); `make test` installs it so its tests run.
+$(INSPECT_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -c requirements.lock -e '.[dev,inspect]'
+	touch $(INSPECT_STAMP)
+
 run: $(STAMP)
 	$(BIN)/workbench
 
@@ -25,7 +31,7 @@ lint: $(STAMP)
 system-deps:
 	bash scripts/system-deps.sh
 
-test: system-deps lint
+test: system-deps $(INSPECT_STAMP) lint
 	$(BIN)/pytest
 
 bench: $(STAMP)

@@ -4,7 +4,7 @@ For each host, N runs of the same canary (demo case `docs-readme-section`; scrip
 skill, read the procedure, edit the README) against the scripted model server (sim: its own
 script runner). Per run:
 
-- total:    `run_canary` (fixture repo, plugin copy, model server, launch, host, parse, score,
+- total:    `execute` (fixture repo, plugin copy, model server, launch, host, parse, score,
             record) plus appending the record to a records file;
 - host:     the host process's own wall time (`HostRun.duration`, measured by `run_process`
             from spawn to exit);
@@ -71,7 +71,7 @@ class StepTimer:
 
 def instrument() -> StepTimer:
     """Wrap the overhead steps (each is outside the host process's own time)."""
-    import workbench.runner.canary as canary_mod
+    import workbench.runner.execute as execute_mod
     import workbench.runner.hostrun as hostrun_mod
     from workbench.hosts.base import Launch
     from workbench.modelstub.server import ModelServer
@@ -84,9 +84,8 @@ def instrument() -> StepTimer:
     timer.wrap(Launch, "materialize", "launch")
     for adapter in ADAPTERS.values():
         timer.wrap(adapter, "build", "launch")
-    timer.wrap(canary_mod, "make_fixture", "fixture")
-    timer.wrap(canary_mod, "score", "score+record")
-    timer.wrap(canary_mod, "build_record", "score+record")
+    timer.wrap(execute_mod, "make_fixture", "fixture")
+    timer.wrap(execute_mod, "build_record", "score+record")
     return timer
 
 
@@ -99,15 +98,16 @@ def step(timer: StepTimer, name: str) -> Iterator[None]:
 
 def one_run(host: str, timer: StepTimer, records: Path) -> dict[str, float]:
     """One canary on HOST; seconds for total, host process, overhead and each step."""
-    from workbench.runner.canary import CanaryRequest, run_canary
+    from workbench.runner.execute import execute
+    from workbench.runner.request import build_request
 
     binary = None if host == "sim" else find_binary(host, hosts_dir())
     case = find_case("docs-readme-section", ROOT / "cases")
-    req = CanaryRequest(host=host, plugin=ROOT / "plugin", fixture=ROOT / "fixtures" / "base", script=SCRIPT,
-                        binary=binary, timeout=120.0)
+    req = build_request(case, host, door="canary", plugin=ROOT / "plugin", fixture=ROOT / "fixtures" / "base",
+                        script=SCRIPT, binary=binary, timeout=120.0)
     timer.spent.clear()
     start = time.perf_counter()
-    result = run_canary(case, req)
+    result = execute(req)
     with step(timer, "append"):
         append_record(records, result.record)
     total = time.perf_counter() - start

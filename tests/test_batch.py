@@ -53,7 +53,7 @@ def test_confined_sim_batch_records_every_run_once(tmp_path: Path) -> None:
     shas = {a.sha for a in cfg.arms}
     for r in loaded.records:
         assert r.condition == "confined" and r.valid and r.source in shas and r.batch == result.batch
-        assert (r.model_extra or {})["batch_planned"] == 8 and r.model == "sim-policy"
+        assert r.batch_planned == 8 and r.model == "sim-policy"
     assert {r.arm for r in loaded.records} == {"A", "B"}
 
 
@@ -96,7 +96,7 @@ def test_unconfined_escape_stops_the_batch_by_the_guard(tmp_path: Path, escape: 
     loaded = records(w).records
     assert len(loaded) == 1 < len(plan(config(w, runs=2)))  # stopped after the first run
     assert not loaded[0].valid and loaded[0].invalid_reason == "guard" and loaded[0].condition == "unconfined"
-    assert (loaded[0].model_extra or {})["guard_changes"]
+    assert loaded[0].guard and loaded[0].guard.changes
 
 
 @pytest.mark.parametrize("escape", list(ESCAPES))
@@ -112,7 +112,9 @@ def test_claude_escape_is_refused(tmp_path: Path, escape: str, installed_hosts: 
     record = records(w).records[0]
     assert record.condition == "confined" and record.host == "claude"
     shell = [c for c in record.calls if c.kind == "shell"]
-    assert shell and shell[0].status in ("error", "denied", "ok")
+    assert shell, record.calls
+    # refused: the sandbox made the command fail (error) or Claude's permission layer stopped it (denied)
+    assert shell[0].status in ("error", "denied"), (shell[0].status, shell[0].result)
     assert any(s in (shell[0].result or "") for s in ("Read-only", "No such file", "requires approval", "denied"))
 
 
@@ -229,18 +231,18 @@ def test_a_workspace_arm_by_bare_name_brings_its_ref_and_env(tmp_path: Path) -> 
     """`--arms baseline,off`: `off` is `[arms.off]` of workbench.toml (a ref and a hook's off-switch)."""
     from dataclasses import replace
 
-    from workbench.commands.batch import workspace_arm
     from workbench.core.workspace import load_workspace
+    from workbench.runner.arms import resolve
 
     w = make_world(tmp_path)
     toml = w.ws / "workbench.toml"
     toml.write_text(toml.read_text() + '\n[arms.off]\nref = "HEAD~1"\nenv = { EVAL_INJECTION_OFF = "1" }\n')
     ws = load_workspace(w.ws)
-    base, off = workspace_arm(ws, "baseline", ""), workspace_arm(ws, "off", "")
+    base, off = resolve(ws, "baseline"), resolve(ws, "off")
     head = git.Repo(w.ws)
     assert base.sha == head.head.commit.hexsha and base.env == {}
     assert off.sha == head.commit("HEAD~1").hexsha and off.env == {"EVAL_INJECTION_OFF": "1"}
-    assert workspace_arm(ws, "off", "HEAD").env == {"EVAL_INJECTION_OFF": "1"}  # NAME=REF keeps the env
+    assert resolve(ws, "off", "HEAD").env == {"EVAL_INJECTION_OFF": "1"}  # NAME=REF keeps the env
 
     seen: list[tuple[tuple[str, str], ...]] = []
 

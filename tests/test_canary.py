@@ -11,7 +11,9 @@ from workbench.cli import main
 from workbench.core.cases import find_case
 from workbench.core.records import load_file
 from workbench.core.scoring import SCORER_RULES
-from workbench.runner.canary import CanaryRequest, anonymizer, run_canary
+from workbench.runner.execute import execute
+from workbench.runner.redact import Redactor
+from workbench.runner.request import build_request
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = {"steps": [{"calls": [{"read": "{plugin}/skills/ops/workflows/commit.md"}]},
@@ -30,7 +32,7 @@ def test_json_prints_only_the_record_and_appends_it(tmp_path: Path, capsys: pyte
     assert "canary diagnose-failing-test" in err  # the live view went to stderr
     stored = load_file(records).records
     assert len(stored) == 1 and stored[0].overall == record["overall"]
-    assert record["host_version"].startswith("sim-") and record["entry_offered"] is True
+    assert record["host_version"].startswith("sim-") and record["entry"]["offered"] is True
     assert record["workbench_version"] and record["scorer_rules"] == SCORER_RULES
 
 
@@ -56,22 +58,22 @@ def test_calls_after_the_moment_are_dropped_for_positives() -> None:
     from workbench.modelstub.script import parse_script
 
     script = parse_script({"steps": [*SCRIPT["steps"], {"calls": [{"read": "{repo}/README.md"}]}]})
-    result = run_canary(case, CanaryRequest(host="sim", plugin=ROOT / "plugin", fixture=ROOT / "fixtures" / "base",
-                                            script=script))
+    result = execute(build_request(case, "sim", door="canary", plugin=ROOT / "plugin",
+                                   fixture=ROOT / "fixtures" / "base", script=script))
     assert result.record.tool_calls == 4 and len(result.record.calls) == 3
     assert not result.run_dir.exists()  # the throwaway repo is gone
 
 
 def test_no_output_is_invalid() -> None:
     case = find_case("docs-readme-section", ROOT / "cases")
-    record = run_canary(case, CanaryRequest(host="sim", plugin=ROOT / "plugin", no_output_fault=True)).record
+    record = execute(build_request(case, "sim", door="canary", plugin=ROOT / "plugin", no_output=True)).record
     assert (record.valid, record.invalid_reason, record.overall) == (False, "no-output", "no-output")
     assert record.verdict == {"workflows/docs.md": "no-output"}
     assert record.usage.cost_usd is None
 
 
-def test_anonymizer_prefers_the_longest_path() -> None:
-    clean = anonymizer({"/h": "~", "/h/run/repo": "<repo>", "/h/run": "<run>"})
+def test_redactor_prefers_the_longest_path() -> None:
+    clean = Redactor({"/h": "~", "/h/run/repo": "<repo>", "/h/run": "<run>"})
     assert clean({"a": ["/h/run/repo/x", "/h/run/y", "/h/z"]}) == {"a": ["<repo>/x", "<run>/y", "~/z"]}
 
 

@@ -17,7 +17,8 @@ from workbench.core.models import RunRecord
 from workbench.hosts import REAL_HOSTS
 from workbench.hosts.install import PINNED, find_binary
 from workbench.modelstub import Script, parse_script
-from workbench.runner.canary import CanaryRequest, run_canary
+from workbench.runner.execute import execute
+from workbench.runner.request import build_request
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE = find_case("docs-readme-section", ROOT / "cases")
@@ -33,18 +34,18 @@ SERVED = {"sim": "sim-script", "codex": "gpt-5.5", "gemini": "gemini-2.5-pro", "
 
 def canary(host: str, hosts_dir: Path | None, script: Script = SCRIPT, no_output_fault: bool = False) -> RunRecord:
     binary = find_binary(host, hosts_dir) if hosts_dir else None
-    req = CanaryRequest(host=host, plugin=ROOT / "plugin", fixture=ROOT / "fixtures" / "base", script=script,
-                        binary=binary, timeout=120.0, no_output_fault=no_output_fault)
-    return run_canary(CASE, req).record
+    req = build_request(CASE, host, door="canary", plugin=ROOT / "plugin", fixture=ROOT / "fixtures" / "base",
+                        script=script, binary=binary, timeout=120.0, no_output=no_output_fault)
+    return execute(req).record
 
 
 def check_gates(host: str, record: RunRecord) -> None:
     expected_version = "sim-" if host == "sim" else PINNED[host][1]
     assert record.host_version and record.host_version.startswith(expected_version)
     assert record.served_model and record.served_model == SERVED.get(host, record.served_model)
-    assert record.entry_skill == "ops" and record.entry_offered is True, record.offered_skills
-    assert any(s.split(":")[-1] == "ops" for s in record.offered_skills)
-    assert record.skill_error is None
+    assert record.entry and record.entry.skill == "ops" and record.entry.offered is True, record.entry
+    assert record.entry and any(s.split(":")[-1] == "ops" for s in record.entry.offered_skills)
+    assert record.entry and record.entry.skill_error is None
     assert record.calls[0].kind == "skill" or "SKILL.md" in (record.calls[0].command or "")
     assert record.calls[0].status == "ok" and record.entry_loaded_at == 0
     assert (record.valid, record.invalid_reason, record.overall) == (True, None, "fired")
@@ -63,7 +64,7 @@ def test_real_host_gates(host: str, installed_hosts: Path) -> None:
 def test_a_failed_skill_load_and_no_output_are_gated() -> None:
     missing = parse_script({"steps": [{"calls": [{"skill": "no-such-skill"}]}, {"say": "Done."}]})
     record = canary("sim", None, script=missing)
-    assert record.skill_error and record.entry_offered is True and record.overall == "skip-noaction"
+    assert record.entry and record.entry.skill_error and record.entry.offered is True and record.overall == "skip-noaction"
     silent = canary("sim", None, no_output_fault=True)
     assert (silent.valid, silent.invalid_reason, silent.overall) == (False, "no-output", "no-output")
-    assert silent.host_version and silent.served_model and silent.skill_error is None
+    assert silent.host_version and silent.served_model and silent.entry is not None and silent.entry.skill_error is None

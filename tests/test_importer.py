@@ -43,8 +43,8 @@ def test_sweep_record_maps_fields() -> None:
     assert rec.usage.input_tokens == raw["usage"]["input"] and rec.usage.cost_usd == raw["usage"]["cost_usd"]
     assert rec.stored_verdict == raw["verdict"] and rec.verdict == raw["verdict"]
     assert rec.required == list(raw["required_read_at"])
-    assert (rec.model_extra or {})["published"]["host"] == "claude-code"
-    assert importer.STATUS_UNKNOWN not in (rec.model_extra or {})
+    assert rec.published and rec.published["host"] == "claude-code"
+    assert not rec.status_unknown and rec.imported_from == "agentsmd"
 
 
 def test_failed_call_indexes_become_error_status_even_past_the_kept_calls() -> None:
@@ -70,7 +70,7 @@ def test_old_verdict_names_are_mapped_and_kept() -> None:
     assert rec.verdict == {"a.md": "read-noaction", "b.md": "skip-noaction"}
     assert rec.stored_verdict == raw["verdict"]
     assert rec.overall == "skip-noaction"
-    assert (rec.model_extra or {})[importer.STATUS_UNKNOWN] is True
+    assert rec.status_unknown is True
 
 
 def test_no_output_is_invalid_and_discarded_is_a_marking() -> None:
@@ -96,9 +96,9 @@ def test_prefix_batches_are_marked_unverified() -> None:
     for name in ("174-routing-injection/records-prefix.jsonl", "174-routing-injection/midtask-prefix.jsonl",
                  "164-trigger-audit/records.jsonl"):
         recs = records.load_file(DATA / name).records
-        assert all((r.model_extra or {}).get(importer.STATUS_UNKNOWN) for r in recs), name
+        assert all(r.status_unknown for r in recs), name
     fixed = records.load_file(DATA / "174-routing-injection/midtask.jsonl").records
-    assert not any((r.model_extra or {}).get(importer.STATUS_UNKNOWN) for r in fixed)
+    assert not any(r.status_unknown for r in fixed)
 
 
 def test_imported_record_round_trips_through_the_store(tmp_path: Path) -> None:

@@ -120,7 +120,7 @@ def test_live_config_change_unconfined_stops_the_batch_on_sim(tmp_path: Path) ->
     assert result.aborted is not None and "live config changed" in result.aborted
     records = load_file(w.record).records
     assert len(records) == 1 and (records[0].valid, records[0].invalid_reason) == (False, "guard")
-    assert any("settings.json" in c for c in (records[0].model_extra or {})["guard_changes"])
+    assert records[0].guard and any("settings.json" in c for c in records[0].guard.changes)
 
 
 def test_live_config_change_unconfined_is_refused_by_claude_itself(tmp_path: Path, installed_hosts: Path) -> None:

@@ -120,7 +120,7 @@ def test_no_secret_path_or_user_name_in_records_logs_or_reports(world: World, in
 
 def test_redact_covers_a_secret_cut_short_by_an_excerpt(tmp_path: Path) -> None:
     from workbench.core.models import Call, RunRecord
-    from workbench.runner.batch import login_secrets, redact
+    from workbench.runner.redact import Redactor, login_secrets
 
     login = tmp_path / "auth.json"
     login.write_text(json.dumps({"tokens": {"access": f"{LOGIN_SECRET}-abcdef"}, "mode": "oauth"}))
@@ -128,5 +128,6 @@ def test_redact_covers_a_secret_cut_short_by_an_excerpt(tmp_path: Path) -> None:
     assert secrets == [f"{LOGIN_SECRET}-abcdef"]  # short values ("oauth") are not secrets
     calls = [Call(index=0, tool="Bash", kind="shell", command="cat auth.json", result=f"x {LOGIN_SECRET}-abcdef y"),
              Call(index=1, tool="Bash", kind="shell", result=f"...{LOGIN_SECRET}-ab")]
-    record = redact(RunRecord(condition="confined", host="codex", target="t", kind="positive", calls=calls), secrets)
+    record = Redactor(secrets=secrets).record(RunRecord(condition="confined", host="codex", target="t",
+                                                        kind="positive", calls=calls))
     assert [c.result for c in record.calls] == ["x <login> y", "...<login>"]

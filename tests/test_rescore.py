@@ -14,7 +14,8 @@ from workbench.core.cases import find_case
 from workbench.core.models import RunRecord
 from workbench.core.rescore import changes, rescore
 from workbench.modelstub.script import parse_script
-from workbench.runner.canary import CanaryRequest, run_canary
+from workbench.runner.execute import execute
+from workbench.runner.request import build_request
 
 DATA = Path(__file__).parent / "data" / "conformance"
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,7 +28,8 @@ FIRES = {"steps": [{"calls": [{"read": "{plugin}/skills/ops/workflows/commit.md"
 def canary(case_id: str, **request: Any) -> RunRecord:
     """A record written by the real producer: the sim canary."""
     request.setdefault("fixture", ROOT / "fixtures" / "base")
-    return run_canary(find_case(case_id, CASES), CanaryRequest(host="sim", plugin=ROOT / "plugin", **request)).record
+    return execute(build_request(find_case(case_id, CASES), "sim", door="canary", plugin=ROOT / "plugin",
+                                 **request)).record
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +41,7 @@ def produced() -> dict[str, RunRecord]:
         "policy": canary("commit-typo-fix"),
         "two-files": canary("incident-outage"),
         "negative": canary("negative-rename-variable"),
-        "no-output": canary("docs-readme-section", no_output_fault=True),
+        "no-output": canary("docs-readme-section", no_output=True),
     }
 
 
@@ -82,7 +84,8 @@ def test_rescore_lists_changes_and_never_touches_input(produced: dict[str, RunRe
     new = records.load_file(out).records
     assert [r.verdict for r in new] == [{key: "fired"}] * 2
     assert all(r.scorer_rules is not None and r.scorer_rules >= 1 for r in new)
-    assert (new[0].model_extra or {})["rescored_from"]["verdict"] == {key: "skip"}
+    provenance = new[0].provenance
+    assert provenance and provenance.rescored_from and provenance.rescored_from.verdict == {key: "skip"}
     assert main(["rescore", str(path), "--write", str(out)]) == 2  # never overwrites
 
 

@@ -53,6 +53,6 @@ def test_sim_canary_without_node_or_network(tmp_path: Path) -> None:
     assert record["host"] == "sim" and record["case_id"] == "commit-typo-fix"
     assert record["verdict"] == {"workflows/commit.md": record["overall"]} and record["overall"] == "fired"
     assert record["valid"] is True and record["calls"][-1]["tool"] == "Bash"  # the commit ran through bash
-    assert record["host_version"].startswith("sim-") and record["entry_offered"] is True
+    assert record["host_version"].startswith("sim-") and record["entry"]["offered"] is True
     stored = [json.loads(line) for line in records.read_text().splitlines()]
     assert len(stored) == 1 and stored[0]["overall"] == "fired"

@@ -15,7 +15,7 @@ from scipy.stats import binomtest
 
 from workbench.cli import main
 from workbench.core import records, stats
-from workbench.core.importer import STATUS_UNKNOWN, overall_of
+from workbench.core.importer import overall_of
 from workbench.core.models import RunRecord
 from workbench.core.summary import summarize, to_json
 
@@ -89,7 +89,7 @@ def test_arms_are_told_apart_by_source_then_name() -> None:
 
 
 def test_unverified_records_are_never_pooled() -> None:
-    summary = summarize([rec({"a": "fired"}), rec({"a": "fired"}, run=1, **{STATUS_UNKNOWN: True})])
+    summary = summarize([rec({"a": "fired"}), rec({"a": "fired"}, run=1, provenance={"status_unknown": True})])
     cells = to_json(summary)["runs"]
     assert sorted(c["reads_verified"] for c in cells) == [False, True]
     assert summary.unverified == 1
@@ -131,7 +131,7 @@ def test_summary_command_formats(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 def test_summary_warns_on_stderr_about_unverified_and_torn(tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
-    path = write(tmp_path, [rec({"a": "fired"}, **{STATUS_UNKNOWN: True})])
+    path = write(tmp_path, [rec({"a": "fired"}, provenance={"status_unknown": True})])
     with path.open("a") as fh:
         fh.write('{"half": ')
     assert main(["summary", str(path), "--format", "json"]) == 0

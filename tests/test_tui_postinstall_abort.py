@@ -49,7 +49,8 @@ async def test_post_install_check_on_sim_streams_calls_into_the_pane(tmp_path: P
         pane = screen.query_one(CallPane)
         assert pane.state is not None and [pane.state.cards[k].call.tool for k in pane.keys] == \
             [c.tool for c in record.calls]
-        assert "READ commit.md" in screen_text(app) and "<plugin>/skills/ops/workflows/commit.md" in screen_text(app)
+        text = screen_text(app)
+        assert "READ workflows/commit.md" in text and "<plugin>/skills/ops/workflows/commit.md" in text
         assert "fired" in str(screen.query_one("#verdict", Static).render())
         assert "guard: no change" in str(screen.query_one("#canary-status", Static).render())
         written = load_file(ws.records_dir / "live-install.jsonl").records

@@ -11,9 +11,11 @@ from workbench.commands import (
                                 batch,
                                 canary,
                                 case,
+                                export,
                                 home,
                                 hosts,
                                 postinstall,
+                                report,
                                 rescore,
                                 schema,
                                 score,
@@ -27,4 +29,5 @@ COMMANDS: list[Register] = [score.register, summary.register, rescore.register, 
                           canary.register, selftest.register]
 COMMANDS += [authoring.register, arm.register, case.register]
 COMMANDS += [batch.register, postinstall.register]
+COMMANDS += [report.register, export.register]
 _ = home

@@ -10,9 +10,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import sys
-from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
@@ -21,10 +19,6 @@ from workbench.core.cases import load_case, load_cases
 from workbench.core.errors import InputError
 from workbench.core.models import Case
 from workbench.exitcodes import ExitCode
-
-if TYPE_CHECKING:
-    from workbench.core.workspace import Workspace
-    from workbench.runner.arms import Arm
 
 HOSTS = ("sim", "claude", "codex", "opencode", "gemini", "grok")
 
@@ -84,78 +78,37 @@ def shown(path: Path, home: Path) -> str:
     return str(path)
 
 
-def _binaries(hosts: list[str]) -> dict[str, Path]:
-    """Each host's binary (the sim's is this Python); InputError naming the first one not installed."""
-    from workbench.hosts import adapter
-    from workbench.hosts.install import require_binary
-
-    return {h: adapter(h).default_binary() or require_binary(h) for h in hosts}
-
-
-def refuse_impossible(cases: list[Case]) -> None:
-    """Refuse the batch before its first run when a case's fixture makes its moment impossible."""
-    from workbench.runner.fixture import check_possible
-
-    for case in cases:
-        try:
-            check_possible(case)
-        except InputError as err:
-            raise InputError(f"case {case.id}: {err.message}", field=err.field) from None
-
-
-def workspace_arm(ws: Workspace, name: str, ref: str) -> Arm:
-    """NAME=REF as given, or a bare NAME from the workspace's arms; either way with the env the
-    workspace file sets for that arm (`[arms.NAME] env`)."""
-    from workbench.authoring.arms import resolve_arm as named_arm
-    from workbench.runner.arms import resolve_arm
-
-    info = named_arm(ws, name) if not ref else None
-    arm = resolve_arm(ws.plugin_dir, name, info.ref if info else ref)
-    env = info.env if info else (ws.config.arms[name].env if name in ws.config.arms else {})
-    return replace(arm, env=dict(env))
-
-
 def run(args: argparse.Namespace) -> int:
     """Build the batch from the workspace and options, run it with a progress bar, report."""
     from workbench.core.workspace import load_workspace
     from workbench.modelstub import load_script
-    from workbench.runner.arms import parse_arms
-    from workbench.runner.batch import BatchAborted, BatchConfig, run_batch
-    from workbench.runner.confine import Confinement, bwrap_path
+    from workbench.runner.arms import parse_arms, resolve
+    from workbench.runner.batch import BatchAborted, BatchConfig, check_plan, run_batch
     from workbench.runner.guard import Guard
     from workbench.runner.proof import ProofFailed
+    from workbench.runner.request import confinement_for
 
     ws = load_workspace()
     hosts = [h.strip() for h in (args.hosts or ",".join(ws.config.defaults.hosts)).split(",") if h.strip()]
     for h in hosts:
         if h not in HOSTS:
             raise InputError(f"unknown host {h!r}; known: {', '.join(HOSTS)}", field="--hosts")
-    binaries = _binaries(hosts)  # a missing host is named before anything starts
-    if args.runs < 1 or args.jobs < 1:
-        raise InputError("--runs and --jobs must be at least 1", field="--runs")
     if args.retry_invalid and not args.resume:
         raise InputError("--retry-invalid needs --resume", field="--retry-invalid")
     cases = select_cases(args.cases, ws.cases_dir)
-    refuse_impossible(cases)
-    arms = [workspace_arm(ws, n, r) for n, r in parse_arms(args.arms)]
+    arms = [resolve(ws, n, r) for n, r in parse_arms(args.arms)]
     home = Path(args.home).resolve() if args.home else Path.home()
     record = Path(args.record).resolve()
     guarded = [ws.root, *(a.repo_root for a in arms), *map(Path, args.guard)]
     guard = Guard.for_home(home, guarded, own=[record, record.with_name(record.name + ".torn")])
-    confinement = None
-    if not args.unconfined:
-        if bwrap_path() is None:
-            raise InputError("bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`, "
-                             "or pass --unconfined (records then say unconfined)", field="--unconfined")
-        confinement = Confinement(home, tuple(guard.checkouts))
+    confinement = confinement_for("batch", unconfined=args.unconfined, home=home, checkouts=guard.checkouts)
     cfg = BatchConfig(cases=cases, hosts=hosts, arms=arms, runs=args.runs, record=record, jobs=args.jobs,
                       model=args.model, effort=args.effort, resume=args.resume, retry_invalid=args.retry_invalid,
                       confinement=confinement, guard=guard,
                       fixture=ws.base_fixture if ws.base_fixture.is_dir() else None,
                       script=load_script(args.script) if args.script else None, timeout=args.timeout,
-                      silence_timeout=args.silence_timeout, real_home=home, binaries=binaries)
-    if cfg.script is None and args.model is None and any(h != "sim" for h in hosts):
-        raise InputError("real hosts need --model (your login) or --script", field="--model")
+                      silence_timeout=args.silence_timeout, real_home=home)
+    cfg.binaries = check_plan(cfg)  # a missing host, model or impossible case is named before anything starts
     console = Console(file=sys.stderr, highlight=False)
     bar = Progress(TextColumn("[bold]batch[/bold]"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                    TextColumn("{task.fields[info]}"), TimeRemainingColumn(), console=console, transient=False)

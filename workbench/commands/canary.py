@@ -10,40 +10,24 @@ import argparse
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 from rich.console import Console
 from rich.markup import escape
 
 from workbench.core.cases import find_case
 from workbench.core.errors import InputError
-from workbench.core.events import CallFinished, Event, InitSeen, RunEnded, TextSeen
+from workbench.core.events import CallFinished, CallsReset, Event, InitSeen, RunEnded, TextSeen
 from workbench.core.hostinfo import NAMES
 from workbench.core.models import Call, Case
-from workbench.core.moments import matches, parse_moment
-from workbench.core.paths import suffix_match
 from workbench.core.records import append_record
-from workbench.core.scoring import read_paths
-from workbench.core.workspace import Workspace, load_workspace
+from workbench.core.runstate import RunState
+from workbench.core.workspace import load_workspace
 from workbench.exitcodes import ExitCode
 from workbench.modelstub import load_script
+from workbench.runner.redact import Redactor
 
 HOST_CHOICES = NAMES  # the host registry (workbench.core.hostinfo)
-if TYPE_CHECKING:
-    from workbench.runner.arms import Arm
-
-
-def canary_arm(spec: str, ws: Workspace, plugin: Path) -> Arm:
-    """`NAME=REF`, `NAME=@worktree` (canaries only: the plugin folder as it is) or a workspace arm's NAME."""
-    from workbench.commands.batch import workspace_arm
-    from workbench.runner.arms import WORKTREE, resolve_arm
-
-    name, _, ref = spec.partition("=")
-    if ref == WORKTREE:
-        return resolve_arm(plugin, name, ref, allow_worktree=True)
-    if ref and plugin.resolve() != ws.plugin_dir.resolve():  # --plugin elsewhere: its own repo's ref
-        return resolve_arm(plugin, name, ref)
-    return workspace_arm(ws, name, ref)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -81,41 +65,50 @@ def ad_hoc_case(args: argparse.Namespace) -> Case:
 
 
 class LiveView:
-    """Prints each finished call as one line: index, tool, target, status, result, marks."""
+    """Prints each finished call as one line: index, tool, target, status, result, and the scorer's marks.
+
+    READ and MOMENT come from THE scorer through `RunState` (as in the TUI's pane): a call is marked
+    once the scorer's answer for the calls so far names it. A `CallsReset` (Codex's final parse with
+    its rollout) reprints the record's calls.
+    """
 
     def __init__(self, case: Case, out: IO[str]) -> None:
         self.case = case
         self.console = Console(file=out, highlight=False, soft_wrap=True)
-        self.spec = parse_moment(case.moment)
-        self.moment_seen = False
+        self.state = RunState(kind=case.kind, required=list(case.required), moment=case.moment)
         self.clean: Callable[[Any], Any] = lambda value: value
+        self.moment_shown = False
 
     def set_paths(self, paths: Mapping[str, str]) -> None:
         """Show run paths by their labels (`<repo>/src/app.py`)."""
-        from workbench.runner.canary import anonymizer
-
-        self.clean = anonymizer(paths)
+        self.clean = Redactor(paths)
 
     def __call__(self, event: Event) -> None:
+        self.state.consume(event)
         if isinstance(event, InitSeen):
             self.console.print(f"[dim]host {event.host_version or '?'} · model {event.model or '?'} · "
                                f"skills {', '.join(event.skills) or 'none'}[/dim]")
         elif isinstance(event, CallFinished):
             self.call(event.call)
+        elif isinstance(event, CallsReset):
+            self.console.print("[dim]final calls (the host's session log adds what its stream left out):[/dim]")
+            self.moment_shown = False
+            for call in self.state.calls:
+                self.call(call)
         elif isinstance(event, TextSeen) and event.text.strip():
             self.console.print(f"   [italic]{escape(trim(self.clean(event.text), 100))}[/italic]")
         elif isinstance(event, RunEnded) and event.is_error:
             self.console.print(f"[red]run ended with an error: {escape(trim(event.error or '', 160))}[/red]")
 
     def call(self, call: Call) -> None:
-        """One line for one finished call."""
+        """One line for one finished call, marked by the scorer's answer so far."""
         target = self.clean(call.path or call.command or call.skill or "")
         marks = []
-        hits = [r for r in self.case.required if any(suffix_match(p, r) for p in read_paths(call))]
+        hits = self.state.read_keys(call.index)
         if hits:
             marks.append("[bold green]READ " + escape(", ".join(hits)) + "[/bold green]")
-        if not self.moment_seen and any(matches(a, call) for a in self.spec.alternatives if a.kind != "end"):
-            self.moment_seen = True
+        if not self.moment_shown and self.state.score().moment_at == call.index:
+            self.moment_shown = True
             marks.append(f"[bold yellow]MOMENT ({escape(self.case.moment)})[/bold yellow]")
         colour = {"ok": "green", "error": "red", "denied": "magenta"}[call.status]
         self.console.print(f"{call.index:>3} {escape(call.tool):<14} {escape(trim(target, 70)):<70} "
@@ -132,7 +125,9 @@ def trim(text: str, width: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Resolve the case and options, run the canary, print and record it."""
-    from workbench.runner.canary import CanaryRequest, run_canary
+    from workbench.runner.arms import resolve, split_spec
+    from workbench.runner.execute import execute
+    from workbench.runner.request import build_request
 
     ws = load_workspace()
     if args.prompt is not None:
@@ -150,15 +145,13 @@ def run(args: argparse.Namespace) -> int:
     if args.fixture and not fixture.is_dir():
         raise InputError(f"fixture folder not found: {fixture}", field="--fixture")
     script = load_script(args.script) if args.script else None
-    arm = canary_arm(args.arm, ws, plugin) if args.arm else None
-    req = CanaryRequest(host=args.host, plugin=plugin, fixture=fixture if fixture.is_dir() else None,
-                        script=script, model=args.model, arm=arm.name if arm else None, timeout=args.timeout,
-                        arm_from=arm)
+    arm = resolve(ws, *split_spec(args.arm), plugin=plugin, allow_worktree=True) if args.arm else None
+    req = build_request(case, args.host, door="canary", plugin=plugin, arm=arm, model=args.model, script=script,
+                        fixture=fixture, timeout=args.timeout)
     out = sys.stderr if args.json else sys.stdout
     view = LiveView(case, out)
     view.console.print(f"[bold]canary[/bold] {escape(case.id)} on {args.host}: {escape(trim(case.prompt, 90))}")
-    result = run_canary(case, req, on_event=view, on_setup=view.set_paths)
-    record = result.record
+    record = execute(req, on_event=view, on_setup=view.set_paths).record
     append_record(Path(args.record) if args.record else ws.records_dir / "canary.jsonl", record)
     for name, verdict in record.verdict.items():
         view.console.print(f"verdict [bold]{escape(name)}[/bold]: {verdict}")

@@ -15,7 +15,6 @@ from typing import Any
 
 from workbench.core import records
 from workbench.core.errors import InputError
-from workbench.core.importer import STATUS_UNKNOWN
 from workbench.core.models import RunRecord
 from workbench.core.rescore import Change, changes, rescore
 from workbench.core.scoring import SCORER_RULES
@@ -45,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(err.message, file=file, line=line, field=err.field or "moment") from None
         rescored.append(new)
         found += changes(record, new, file, line)
-    unknown = sum(bool((r.model_extra or {}).get(STATUS_UNKNOWN)) for r in loaded.records)
+    unknown = sum(r.status_unknown for r in loaded.records)
     if args.json:
         payload: dict[str, Any] = {"records": len(loaded.records), "changed": len(found),
                                    "scorer_rules": SCORER_RULES, "no_call_status": unknown,

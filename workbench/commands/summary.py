@@ -15,15 +15,20 @@ from typing import Any
 from workbench.core import records
 from workbench.core.batches import partial_batches
 from workbench.core.errors import InputError
+from workbench.core.report import summary_tables
 from workbench.core.summary import Summary, summarize, to_json
 from workbench.exitcodes import ExitCode
+from workbench.report import tables
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `summary` subcommand."""
     p = sub.add_parser("summary", help="tables of trigger results from run records")
     p.add_argument("files", nargs="+", metavar="FILE", help="records files (JSONL; AgentsMD lines accepted)")
-    p.add_argument("--format", choices=("md", "json", "csv"), default="md", help="output format (md)")
+    p.add_argument("--format", choices=("md", "json", "csv", "junit", "gh-summary"), default="md",
+                   help="output format (md); junit and gh-summary for CI (docs/reports.md)")
+    p.add_argument("--table", choices=("runs", "funnel", "confusion"), default="runs",
+                   help="which table --format csv prints (runs)")
     p.add_argument("--compare", action="append", default=[], metavar="A,B",
                    help="compare arm B against arm A (sha or arm name); repeatable")
     p.add_argument("--lenient", action="store_true", help="skip invalid lines (reported) instead of failing")
@@ -139,12 +144,19 @@ def run(args: argparse.Namespace) -> int:
     loaded = records.load_files(args.files, lenient=args.lenient)
     summary = summarize(loaded.records)
     data = to_json(summary, pairs)
+    data.update(summary_tables(loaded.records, summary))
     data["problems"] = [str(p) for p in loaded.problems]
     warn(loaded, summary)
     if args.format == "json":
         print(json.dumps(data, indent=2))
     elif args.format == "csv":
-        sys.stdout.write(render_csv(data))
+        csv_of = {"runs": render_csv, "funnel": lambda d: tables.funnel_csv(d["funnel"]),
+                  "confusion": lambda d: tables.confusion_csv(d["confusion"])}[args.table]
+        sys.stdout.write(csv_of(data))
+    elif args.format == "junit":
+        sys.stdout.write(tables.junit(data))
+    elif args.format == "gh-summary":
+        print(tables.gh_summary(data))
     else:
-        print(render_md(data))
+        print(render_md(data) + "\n".join(tables.funnel_md(data["funnel"]) + tables.confusion_md(data["confusion"])))
     return int(ExitCode.OK)

@@ -28,8 +28,8 @@ def batch_states(records: Iterable[RunRecord]) -> list[BatchState]:
     planned: dict[str, int] = {}
     valid: dict[str, set[tuple[object, ...]]] = {}
     for r in records:
-        n = (r.model_extra or {}).get("batch_planned")
-        if r.batch is None or not isinstance(n, int):
+        n = r.batch_planned
+        if r.batch is None or n is None:
             continue
         planned[r.batch] = max(planned.get(r.batch, 0), n)
         keys = valid.setdefault(r.batch, set())

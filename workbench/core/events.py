@@ -57,6 +57,13 @@ class RunEnded:
 
 
 @dataclass(frozen=True)
+class CallsReset:
+    """The run's final calls replace every call seen so far (Codex: stdout re-parsed with its rollout)."""
+
+    calls: tuple[Call, ...]
+
+
+@dataclass(frozen=True)
 class LineSkipped:
     """A junk, truncated or unknown line: counted, never fatal."""
 
@@ -64,7 +71,7 @@ class LineSkipped:
     reason: str
 
 
-Event = InitSeen | CallStarted | CallFinished | TextSeen | UsageSeen | RunEnded | LineSkipped
+Event = InitSeen | CallStarted | CallFinished | TextSeen | UsageSeen | RunEnded | LineSkipped | CallsReset
 
 
 @dataclass
@@ -86,6 +93,8 @@ class ParsedRun:
                 self.calls[call.index] = call
             else:
                 self.calls.append(call)
+        elif isinstance(event, CallsReset):
+            self.calls = list(event.calls)
         elif isinstance(event, InitSeen):
             self.init = event
         elif isinstance(event, UsageSeen):

@@ -21,8 +21,6 @@ HOSTS = {"claude-code": "claude"}
 VERDICT_NAMES = {"read-noedit": "read-noaction", "skip-noedit": "skip-noaction",
                  "skip-nomoment": "skip-noaction"}
 EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "max")
-STATUS_UNKNOWN = "call_status_unknown"
-"""Extra field set True when the source had no `failed_calls`: calls were never checked for failure."""
 
 # Fields whose meaning differs from the RunRecord field of the same name; kept under `published`.
 TRANSFORMED = ("host", "model", "calls", "usage", "verdict", "discarded", "first_edit")
@@ -126,11 +124,9 @@ def convert(obj: dict[str, Any], *, file: str | None = None, line: int | None = 
         stored_verdict=stored,
         usage=convert_usage(obj.get("usage")),
         discarded=convert_marking(obj.get("discarded")),
-        imported_from=SOURCE,
+        provenance={"imported_from": SOURCE, "status_unknown": failed_raw is None},
         published={k: obj[k] for k in TRANSFORMED if k in obj},
     )
-    if failed_raw is None:
-        data[STATUS_UNKNOWN] = True
     if overall == "no-output":
         data.update(valid=False, invalid_reason="no-output")
     try:

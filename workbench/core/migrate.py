@@ -1,8 +1,13 @@
-"""Reading records written by older schema versions: each step a pure function of the decoded line.
+"""Older record layouts read as the current one: `migrate(data)` turns a decoded line into schema v2.
 
-Version 1 records from `rescore --write` before one key convention existed keyed `verdict` and
-`required_read_at` by the required file's BASE NAME (`commit.md`) while `required` held the path as
-the case names it (`workflows/commit.md`). Every producer now keys by the path as given.
+Pure, and the only place that knows old layouts, so every reader (summary, rescore, TUI) sees one
+shape. Version 1 differs in two ways:
+- records from `rescore --write` before one key convention existed keyed `verdict` and
+  `required_read_at` by the required file's BASE NAME (`commit.md`) while `required` held the path
+  as the case names it (`workflows/commit.md`); every producer now keys by the path as given;
+- the entry gate, guard, rescore and import facts were loose top-level fields; version 2 groups them
+  in declared sub-models (`entry`, `guard`, `provenance`).
+A line without `schema_version` (another tool's) and a line of the current version pass unchanged.
 """
 
 from __future__ import annotations
@@ -13,6 +18,12 @@ from workbench.core.paths import segments
 
 KEYED = ("verdict", "required_read_at")
 """Record fields keyed by required file."""
+ENTRY_V1 = {"entry_skill": "skill", "entry_file": "file", "entry_offered": "offered",
+            "skill_error": "skill_error", "offered_skills": "offered_skills"}
+"""Version-1 top-level field -> field of `entry` (EntryGate)."""
+PROVENANCE_V1 = {"imported_from": "imported_from", "call_status_unknown": "status_unknown",
+                 "rescored_from": "rescored_from"}
+"""Version-1 top-level field -> field of `provenance` (Provenance)."""
 
 
 def _base(path: str) -> str:
@@ -44,6 +55,26 @@ def rekey_v1(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def needs_rekey(verdict_keys: Any, required: list[str]) -> bool:
-    """True when a record keys verdicts by something other than its required files (v1 base names)."""
-    return bool(required) and any(k not in required for k in verdict_keys)
+def _group(data: dict[str, Any], fields: dict[str, str], into: str) -> None:
+    """Move FIELDS present in DATA into the sub-object INTO (left out when every value is empty)."""
+    moved = {new: data.pop(old) for old, new in fields.items() if old in data}
+    if any(v is not None and v != [] and v is not False for v in moved.values()):
+        data[into] = {**moved, **(data.get(into) or {})}
+
+
+def group_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """The decoded v1 record with its loose gate/guard/provenance fields in the v2 sub-models."""
+    out = dict(data)
+    _group(out, ENTRY_V1, "entry")
+    _group(out, PROVENANCE_V1, "provenance")
+    changes = out.pop("guard_changes", None)
+    if changes:
+        out["guard"] = {"changes": changes}
+    return out
+
+
+def migrate(data: dict[str, Any]) -> dict[str, Any]:
+    """DATA in the current layout (a new dict for an older version; DATA itself is never changed)."""
+    if data.get("schema_version") == 1:
+        return {**group_v1(rekey_v1(data)), "schema_version": 2}
+    return data

@@ -6,13 +6,13 @@ and every loader reports bad input with the field that is wrong.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
-SCHEMA_VERSION = 1
-"""Version of the RunRecord layout; bump when a field changes meaning."""
+SCHEMA_VERSION = 2
+"""Version of the RunRecord layout; bump when a field changes meaning (older files: core/migrate.py)."""
 
 CallKind = Literal["read", "edit", "shell", "skill", "agent", "other"]
 CallStatus = Literal["ok", "error", "denied"]
@@ -150,46 +150,106 @@ class Marking(BaseModel):
     at: str | None = None
 
 
-class RunRecord(BaseModel):
-    """ONE schema for every run: canary, batch and live-install. Unknown fields are kept."""
+class EntryGate(BaseModel):
+    """Whether the routing row's entry skill could be loaded at all: a validity gate of the run."""
 
     model_config = ConfigDict(extra="allow")
 
-    schema_version: int = SCHEMA_VERSION
+    skill: str | None = Field(default=None, description="The plugin skill whose SKILL.md links a required file.")
+    file: str | None = Field(default=None, description="Path suffix whose read counts as loading the entry.")
+    offered: bool | None = Field(default=None, description="The host offered the entry skill (None: not known).")
+    skill_error: str | None = Field(default=None, description="Result of the first Skill call that failed.")
+    offered_skills: list[str] = Field(default_factory=list, description="Skills the host offered the model.")
+
+
+class GuardReport(BaseModel):
+    """What the guard saw change outside the run (live config, checkouts, escaped processes)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    changes: list[str] = Field(default_factory=list, description="Each change outside the run, one line.")
+
+
+class RescoredFrom(BaseModel):
+    """The verdicts a record carried before `workbench rescore` judged it again."""
+
+    model_config = ConfigDict(extra="allow")
+
+    verdict: dict[str, str] = Field(default_factory=dict, description="Per-file verdicts before the rescore.")
+    overall: str | None = Field(default=None, description="Overall verdict before the rescore.")
+    scorer_rules: int | None = Field(default=None, description="Scorer rules version before the rescore.")
+
+
+class Provenance(BaseModel):
+    """Where a record came from when the workbench did not run it itself, and what changed it since."""
+
+    model_config = ConfigDict(extra="allow")
+
+    imported_from: str | None = Field(default=None, description="The source format of an imported record.")
+    status_unknown: bool = Field(
+        default=False, description="Calls were never checked for failure (imported without failed calls).")
+    rescored_from: RescoredFrom | None = Field(default=None, description="Verdicts before the last rescore.")
+
+
+class RunRecord(BaseModel):
+    """ONE schema for every run: canary, batch and live-install. Unknown fields (other tools') are kept."""
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_version: int = Field(default=SCHEMA_VERSION, description="Layout version of this record.")
     condition: str = Field(description="confined, unconfined, live-install, canary (imported: as published).")
-    host: str
-    host_version: str | None = None
-    model: str | None = Field(default=None, description="The requested model.")
-    served_model: str | None = None
-    effort: str | None = None
-    arm: str | None = None
+    host: str = Field(description="The host CLI that ran (sim, claude, codex, opencode, gemini, grok).")
+    host_version: str | None = Field(default=None, description="The host's version (its stream, else --version).")
+    model: str | None = Field(default=None, description="The requested model (`scripted`, `sim-policy`).")
+    served_model: str | None = Field(default=None, description="The model the host or model server reported.")
+    effort: str | None = Field(default=None, description="Reasoning effort asked for.")
+    arm: str | None = Field(default=None, description="The arm's name.")
     source: str | None = Field(default=None, description="The arm's resolved git sha.")
-    case_id: str | None = None
-    target: str
-    kind: CaseKind
-    run: int = 0
-    batch: str | None = None
+    case_id: str | None = Field(default=None, description="The case's id.")
+    target: str = Field(description="The routing row under test (or a label for negatives).")
+    kind: CaseKind = Field(description="positive or negative.")
+    run: int = Field(default=0, description="Run index within its (case, host, arm) cell.")
+    batch: str | None = Field(default=None, description="The batch id (a hash of the plan); None outside batches.")
+    batch_planned: int | None = Field(default=None, description="Runs the batch planned (partial batches show).")
     moment: str | None = Field(default=None, description="The moment spec the run was scored with.")
     required: list[str] = Field(default_factory=list, description="Required files as given.")
     calls: list[Call] = Field(default_factory=list, description="Calls up to and including the moment.")
-    required_read_at: dict[str, int | None] = Field(default_factory=dict)
-    moment_at: int | None = None
-    entry_loaded_at: int | None = None
-    verdict: dict[str, Verdict] = Field(default_factory=dict)
-    overall: Verdict | None = None
+    required_read_at: dict[str, int | None] = Field(
+        default_factory=dict, description="Required file -> index of its first successful read.")
+    moment_at: int | None = Field(default=None, description="Index of the moment call; len(calls) for end.")
+    entry_loaded_at: int | None = Field(default=None, description="Index of the call that loaded the entry.")
+    verdict: dict[str, Verdict] = Field(default_factory=dict, description="Required file -> verdict.")
+    overall: Verdict | None = Field(default=None, description="The run's verdict.")
     stored_verdict: dict[str, str] | None = Field(
         default=None, description="Verdicts as published by an imported source, kept for comparison."
     )
-    valid: bool = True
-    invalid_reason: str | None = None
-    tool_calls: int | None = None
-    failed_calls: list[int] = Field(default_factory=list)
-    usage: Usage = Field(default_factory=Usage)
-    login_files_changed: list[str] = Field(default_factory=list)
-    started_at: str | None = None
-    finished_at: str | None = None
-    workbench_version: str | None = None
-    scorer_rules: int | None = None
-    discarded: Marking | None = None
-    superseded: Marking | None = None
-    imported_from: str | None = None
+    valid: bool = Field(default=True, description="False: the run measured nothing (see invalid_reason).")
+    invalid_reason: str | None = Field(
+        default=None, description="timeout, no-output, host-error, host-crashed, quota, guard, cancelled.")
+    tool_calls: int | None = Field(default=None, description="Calls the run made in all (calls keeps fewer).")
+    failed_calls: list[int] = Field(default_factory=list, description="Indexes of calls that failed or were refused.")
+    usage: Usage = Field(default_factory=Usage, description="Tokens and cost; None is unknown.")
+    login_files_changed: list[str] = Field(default_factory=list, description="Login files the run changed.")
+    started_at: str | None = Field(default=None, description="When the host started (UTC, ISO 8601).")
+    finished_at: str | None = Field(default=None, description="When the run ended (UTC, ISO 8601).")
+    workbench_version: str | None = Field(default=None, description="The workbench that wrote the record.")
+    scorer_rules: int | None = Field(default=None, description="Version of the scoring rules applied.")
+    exit_code: int | None = Field(default=None, description="The host process's exit status (<0: a signal).")
+    run_error: str | None = Field(default=None, description="The error the host's stream ended on.")
+    entry: EntryGate | None = Field(default=None, description="The entry-skill gate.")
+    guard: GuardReport | None = Field(default=None, description="Changes the guard saw outside the run.")
+    provenance: Provenance | None = Field(default=None, description="Import and rescore history.")
+    published: dict[str, Any] | None = Field(
+        default=None, description="Imported: the source's fields whose meaning differs here, verbatim.")
+    discarded: Marking | None = Field(default=None, description="Left out of tables, with the reason.")
+    superseded: Marking | None = Field(default=None, description="Replaced by a later run, with the reason.")
+
+    @property
+    def imported_from(self) -> str | None:
+        """The source format of an imported record (None: the workbench ran it)."""
+        return self.provenance.imported_from if self.provenance else None
+
+    @property
+    def status_unknown(self) -> bool:
+        """True when the record's calls were never checked for failure."""
+        return bool(self.provenance and self.provenance.status_unknown)

@@ -19,9 +19,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from workbench.core import importer, migrate
+from workbench.core import importer
 from workbench.core.errors import InputError
-from workbench.core.models import RunRecord
+from workbench.core.migrate import migrate
+from workbench.core.models import SCHEMA_VERSION, RunRecord
 
 
 @dataclass(frozen=True)
@@ -113,27 +114,23 @@ def parse_record(obj: Any, *, file: str, line: int) -> RunRecord:
     try:
         if importer.is_agentsmd(obj):
             return importer.convert(obj, file=file, line=line)
-        if obj.get("schema_version") == 1:
-            obj = migrate.rekey_v1(obj)
-        return RunRecord.model_validate(obj)
+        return RunRecord.model_validate(migrate(obj))
     except ValidationError as err:
         raise InputError(first_message(err), file=file, line=line, field=field_path(err)) from None
 
 
-NATIVE_PREFIX = '{"schema_version":'
+NATIVE_PREFIX = f'{{"schema_version":{SCHEMA_VERSION},'
 
 
 def parse_line(text: str, *, file: str, line: int) -> RunRecord:
-    """One JSONL line as a RunRecord. Our own lines are validated straight from JSON (fast path);
-    anything else, or a line that fails there, takes the general path for a precise error."""
+    """One JSONL line as a RunRecord. Our own current-version lines are validated straight from JSON
+    (fast path); anything else (older versions are migrated), or a line that fails there, takes the
+    general path for a precise error."""
     if text.startswith(NATIVE_PREFIX):
         try:
-            record = RunRecord.model_validate_json(text)
+            return RunRecord.model_validate_json(text)
         except ValidationError:
             pass
-        else:
-            if not (record.schema_version == 1 and migrate.needs_rekey(record.verdict, record.required)):
-                return record
     return parse_record(json.loads(text), file=file, line=line)
 
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.core.importer import STATUS_UNKNOWN
-from workbench.core.models import RunRecord, ScoreSpec
+from workbench.core.models import Provenance, RescoredFrom, RunRecord, ScoreSpec
 from workbench.core.scoring import SCORER_RULES, score
 
 
@@ -43,25 +42,26 @@ def had_model_output(record: RunRecord) -> bool:
 
 
 def rescore(record: RunRecord) -> RunRecord:
-    """A copy of the record judged by the current rules; the previous verdict is kept in `rescored_from`.
+    """A copy of the record judged by the current rules; the previous verdict is kept in
+    `provenance.rescored_from`.
 
     Keys are the record's `required` files as given (the producers' and the importer's convention)."""
     required = record.required or list(record.verdict)
-    extra = record.model_extra or {}
+    entry = record.entry
     output = had_model_output(record)
     if record.moment is not None:
         spec = ScoreSpec(kind=record.kind, required=required, moment=record.moment,
-                         entry_skill=extra.get("entry_skill"), entry_file=extra.get("entry_file"))
+                         entry_skill=entry.skill if entry else None, entry_file=entry.file if entry else None)
         result = score(spec, record.calls, model_output=output)
-        entry = result.entry_loaded_at if (spec.entry_skill or spec.entry_file) else record.entry_loaded_at
+        loaded = result.entry_loaded_at if (spec.entry_skill or spec.entry_file) else record.entry_loaded_at
     else:
         spec = ScoreSpec(kind=record.kind, required=required)
         result = score(spec, record.calls, moment_at=record.moment_at, model_output=output)
-        entry = record.entry_loaded_at
+        loaded = record.entry_loaded_at
+    before = RescoredFrom(verdict=dict(record.verdict), overall=record.overall, scorer_rules=record.scorer_rules)
     update = {"required_read_at": dict(result.reads), "verdict": dict(result.verdicts),
-              "moment_at": result.moment_at, "entry_loaded_at": entry, "scorer_rules": SCORER_RULES,
-              "rescored_from": {"verdict": dict(record.verdict), "overall": record.overall,
-                                "scorer_rules": record.scorer_rules}}
+              "moment_at": result.moment_at, "entry_loaded_at": loaded, "scorer_rules": SCORER_RULES,
+              "provenance": (record.provenance or Provenance()).model_copy(update={"rescored_from": before})}
     if record.valid or not output:
         update["overall"] = result.overall if result.verdicts else None
     return record.model_copy(update=update)
@@ -69,7 +69,7 @@ def rescore(record: RunRecord) -> RunRecord:
 
 def changes(record: RunRecord, new: RunRecord, file: str, line: int) -> list[Change]:
     """Every per-file verdict of `new` that differs from the record's stored one."""
-    unknown = bool((record.model_extra or {}).get(STATUS_UNKNOWN, False))
+    unknown = record.status_unknown
     out = []
     for key in dict.fromkeys([*record.verdict, *new.verdict]):
         old, now = record.verdict.get(key), new.verdict.get(key)

@@ -2,10 +2,10 @@
 
 Pure and Textual-free so it is unit-tested without an event loop. It consumes the normalized
 events a host parser emits (`CallStarted` / `CallFinished` / `TextSeen` / `UsageSeen` /
-`RunEnded`), merging a call's start and finish into one card keyed by the host's call id (else its
-index). Verdicts come only from `workbench.core.scoring.score()`: the state asks the scorer about
-the calls seen so far and describes its answer ("read at #2 · moment at #4 → fired"); it never
-judges a read or a moment itself.
+`RunEnded`, and `CallsReset` when the final parse replaced the calls), merging a call's start and
+finish into one card keyed by the host's call id (else its index). Verdicts come only from
+`workbench.core.scoring.score()`: the state asks the scorer about the calls seen so far and
+describes its answer ("read at #2 · moment at #4 → fired"); it never judges a read or a moment itself.
 """
 
 from __future__ import annotations
@@ -13,7 +13,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from workbench.core.events import CallFinished, CallStarted, Event, InitSeen, RunEnded, TextSeen, UsageSeen
+from workbench.core.events import (
+    CallFinished,
+    CallsReset,
+    CallStarted,
+    Event,
+    InitSeen,
+    RunEnded,
+    TextSeen,
+    UsageSeen,
+)
 from workbench.core.models import Call, CaseKind, Score, ScoreSpec, Usage
 from workbench.core.scoring import score
 from workbench.core.shell import analyze
@@ -83,6 +92,14 @@ class RunState:
             card.version += 1
             self._version += 1
             return key
+        if isinstance(event, CallsReset):  # the final parse replaces every card
+            self.cards.clear()
+            self.order.clear()
+            self._by_index.clear()
+            for call in event.calls:
+                self.consume(CallFinished(call))
+            self._version += 1
+            return None
         if isinstance(event, TextSeen):
             self.texts.append(event.text)
         elif isinstance(event, UsageSeen):

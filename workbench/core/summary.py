@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.core import stats
-from workbench.core.importer import STATUS_UNKNOWN, overall_of
+from workbench.core.importer import overall_of
 from workbench.core.models import RunRecord
 
 POSITIVE_VERDICTS = ("fired", "read-noaction", "skip", "skip-noaction")
@@ -37,7 +37,7 @@ def is_hit(kind: str, verdict: str | None) -> bool:
 
 def reads_verified(record: RunRecord) -> bool:
     """False when the record's calls were never checked for failure (scored before successful reads)."""
-    return not (record.model_extra or {}).get(STATUS_UNKNOWN, False)
+    return not record.status_unknown
 
 
 def arm_key(record: RunRecord) -> str | None:

@@ -1,5 +1,8 @@
 """Arms: `NAME=REF` names a committed version of the plugin; each run gets its own copy of it.
 
+`resolve` is the one resolver every front end uses: `NAME=REF`, `NAME=@worktree`, or a workspace
+arm's bare NAME (`workbench arm list`), each with the env the workspace file sets for NAME.
+
 The copy is made from `git archive` of REF (GitPython), never from the working tree, so a run
 measures exactly the resolved commit and the record keeps its sha (`source`). `NAME=@worktree`
 copies the folder as it is, uncommitted edits included: allowed for canaries only, since a batch
@@ -12,12 +15,16 @@ import io
 import shutil
 import tarfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import git
 
 from workbench.core.errors import InputError
+
+if TYPE_CHECKING:
+    from workbench.core.workspace import Workspace
 
 WORKTREE = "@worktree"
 
@@ -86,6 +93,31 @@ def resolve_arm(plugin: Path, name: str, ref: str, *, allow_worktree: bool = Fal
         except KeyError:
             raise InputError(f"arm {name}: {ref} ({sha[:12]}) has no {sub}/", field="--arms") from None
     return Arm(name, ref, sha, root, sub)
+
+
+def split_spec(spec: str) -> tuple[str, str]:
+    """`NAME=REF` -> (NAME, REF); a bare NAME -> (NAME, "")."""
+    name, _, ref = spec.partition("=")
+    return name.strip(), ref.strip()
+
+
+def resolve(ws: Workspace, name: str, ref: str = "", *, plugin: Path | None = None,
+            allow_worktree: bool = False) -> Arm:
+    """THE arm resolver: NAME=REF in the plugin's repo, NAME=@worktree (the folder as it is, when
+    ALLOW_WORKTREE), or a workspace arm's bare NAME; with the env `[arms.NAME]` sets. PLUGIN (default
+    the workspace's) is the folder a ref is resolved in."""
+    from workbench.authoring.arms import resolve_arm as named_arm
+
+    folder = plugin or ws.plugin_dir
+    env = dict(ws.config.arms[name].env) if name in ws.config.arms else {}
+    if ref == WORKTREE:
+        return replace(resolve_arm(folder, name, ref, allow_worktree=allow_worktree), env=env)
+    if ref and folder.resolve() != ws.plugin_dir.resolve():  # another plugin folder: its own repo's ref
+        return replace(resolve_arm(folder, name, ref), env=env)
+    if not ref:
+        info = named_arm(ws, name)
+        ref, env = info.ref, dict(info.env)
+    return replace(resolve_arm(ws.plugin_dir, name, ref), env=env)
 
 
 def archive(arm: Arm) -> bytes:

@@ -14,34 +14,27 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
-import re
 import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.core.models import Case, RunRecord, ScoreSpec
+from workbench.core.models import Case, GuardReport, RunRecord
 from workbench.core.records import Loaded, append_record, load_file
-from workbench.core.scoring import score
 from workbench.hosts.base import clean_env
 from workbench.modelstub import Script
-from workbench.runner.arms import Arm, archive, build_copy
-from workbench.runner.canary import CanaryRequest, build_record, entry_skill
+from workbench.runner.arms import Arm, archive
 from workbench.runner.confine import Confinement
-from workbench.runner.fixture import make_fixture
+from workbench.runner.execute import execute
 from workbench.runner.guard import Guard, Snapshot
 from workbench.runner.hostrun import HostRun, run_host
-from workbench.runner.process import sweep
 from workbench.runner.proof import prove
-
-QUOTA = re.compile(r"quota|rate[ _-]?limit|usage limit|credit balance|resource_exhausted|\b429\b", re.IGNORECASE)
-"""An invalid run whose error says this hit the account's limits: shown as such, never retried in a loop."""
+from workbench.runner.request import RunIdentity, RunRequest, build_request
 
 
 @dataclass(frozen=True, order=True)
@@ -262,72 +255,44 @@ def self_check_guard(root: Path) -> None:
         raise BatchAborted("self-check failed: the guard did not see a new ignored file")
 
 
-def execute(p: Planned, cfg: BatchConfig, root: Path, tars: dict[str, bytes], batch: str, planned: int,
-            run_host_fn: Callable[..., HostRun] = run_host) -> RunOutcome:
-    """Set up, run, score and record-build one planned run in its own folder (removed afterwards)."""
-    seconds: dict[str, float] = {}
-    t0 = time.perf_counter()
-    with run_folder(root) as rd:
-        repo, plugin = rd / "repo", rd / "plugin"
-        make_fixture(repo, p.case, cfg.fixture)
-        t1 = time.perf_counter()
-        build_copy(p.arm, plugin, tars.get(p.arm.sha or ""))
-        (rd / "outside").mkdir()
-        t2 = time.perf_counter()
-        conf = cfg.confinement
-        wrap = None if conf is None else (lambda launch: conf.wrap(launch, p.key.host, rd, repo))
-        prompt = p.case.prompt.replace("{repo}", str(repo))
-        placeholders = {"repo": str(repo), "plugin": str(plugin), "home": str(rd / "home"),
-                        "outside": str(rd / "outside")}
-        run = run_host_fn(p.key.host, prompt, repo, rd, script=cfg.script, timeout=cfg.timeout,
-                          silence_timeout=cfg.silence_timeout, model=cfg.model if cfg.script is None else None,
-                          placeholders=placeholders, add_dirs=(plugin,), binary=cfg.binaries.get(p.key.host),
-                          plugin=plugin, seed=p.key.run, wrap=wrap,
-                          **({"extra_env": dict(p.arm.env)} if p.arm.env else {}))
-        t3 = time.perf_counter()
-        leftovers = sweep(rd / "home")
-        record = _record(p, cfg, run, plugin, rd, batch, planned)
-        t4 = time.perf_counter()
-    seconds.update(fixture=t1 - t0, arm=t2 - t1, host=t3 - t2, score=t4 - t3, cleanup=time.perf_counter() - t4)
-    return RunOutcome(p, record, seconds, [f"leftover process of the run, killed: {d}" for d in leftovers])
+def request_for(p: Planned, cfg: BatchConfig, root: Path, tars: dict[str, bytes], batch: str,
+                planned: int) -> RunRequest:
+    """The planned run as a RunRequest, through the one builder every door uses."""
+    return build_request(
+        p.case, p.key.host, door="batch", plugin=p.arm.repo_root / p.arm.subdir, arm=p.arm, model=cfg.model,
+        effort=cfg.effort, script=cfg.script, fixture=cfg.fixture, unconfined=cfg.confinement is None,
+        confinement=cfg.confinement, home=cfg.real_home,
+        identity=RunIdentity(batch=batch, planned=planned, run=p.key.run, seed=p.key.run), timeout=cfg.timeout,
+        silence_timeout=cfg.silence_timeout, binary=cfg.binaries.get(p.key.host), workdir=root,
+        archive=tars.get(p.arm.sha or ""))
 
 
-def _record(p: Planned, cfg: BatchConfig, run: HostRun, plugin: Path, rd: Path, batch: str,
-            planned: int) -> RunRecord:
-    """The scored, anonymized record of one batch run."""
-    entry = entry_skill(plugin, p.case.required)
-    spec = ScoreSpec(kind=p.case.kind, required=p.case.required, moment=p.case.moment, entry_skill=entry,
-                     entry_file=f"skills/{entry}/SKILL.md" if entry else None)
-    result = score(spec, run.parsed.calls, model_output=run.parsed.model_output)
-    req = CanaryRequest(host=p.key.host, plugin=plugin, script=cfg.script, model=p.key.model or None,
-                        arm=p.arm.name)
-    paths = {str(rd / "repo"): "<repo>", str(plugin): "<plugin>", str(rd / "home"): "<home>",
-             str(rd / "outside"): "<outside>", str(rd): "<run>", str(Path.home()): "~"}
-    home = cfg.real_home or (cfg.confinement.real_home if cfg.confinement is not None else None)
-    if home is not None:
-        paths[str(home)] = "~"
-    paths.update({os.path.realpath(k): v for k, v in list(paths.items())})
-    record = redact(build_record(p.case, req, run, result, entry, paths), login_secrets(run.launch.links.values()))
-    update: dict[str, object] = {
-        "condition": "confined" if cfg.confinement is not None else "unconfined",
-        "model": p.key.model or None, "effort": cfg.effort, "source": p.arm.sha, "run": p.key.run, "batch": batch}
-    if not record.valid or run.exit_code != 0:
-        run_error = (record.model_extra or {}).get("run_error")
-        text = " ".join(filter(None, [run_error if isinstance(run_error, str) else None, _tail(run.stderr_path)]))
-        if QUOTA.search(text) and not record.valid:
-            update["invalid_reason"] = "quota"
-    record = record.model_copy(update=update)
-    extra = record.model_extra if record.model_extra is not None else {}
-    extra["batch_planned"] = planned
-    return record
+def run_planned(p: Planned, cfg: BatchConfig, root: Path, tars: dict[str, bytes], batch: str, planned: int,
+                run_host_fn: Callable[..., HostRun] = run_host) -> RunOutcome:
+    """Run one planned run through `execute` (its folder under ROOT, removed afterwards)."""
+    result = execute(request_for(p, cfg, root, tars, batch, planned), run_host_fn=run_host_fn)
+    return RunOutcome(p, result.record, result.seconds, result.leftovers)
 
 
-def _tail(path: Path, size: int = 2000) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return ""
-    return data[-size:].decode("utf-8", errors="replace")
+def check_plan(cfg: BatchConfig) -> dict[str, Path]:
+    """The pre-flight checks of every batch door, before anything starts: each host installed (its
+    binary, returned), a model or script for real hosts, and every case's moment possible in its fixture."""
+    from workbench.core.errors import InputError
+    from workbench.hosts import adapter
+    from workbench.hosts.install import require_binary
+    from workbench.runner.fixture import check_possible
+
+    if cfg.runs < 1 or cfg.jobs < 1:
+        raise InputError("--runs and --jobs must be at least 1", field="--runs")
+    binaries = {h: cfg.binaries.get(h) or adapter(h).default_binary() or require_binary(h) for h in cfg.hosts}
+    if cfg.script is None and cfg.model is None and any(h != "sim" for h in cfg.hosts):
+        raise InputError("real hosts need --model (your login) or --script", field="--model")
+    for case in cfg.cases:
+        try:
+            check_possible(case)
+        except InputError as err:
+            raise InputError(f"case {case.id}: {err.message}", field=err.field) from None
+    return binaries
 
 
 def preflight(cfg: BatchConfig, root: Path) -> None:
@@ -376,7 +341,7 @@ def _loop(cfg: BatchConfig, pending: list[Planned], root: Path, tars: dict[str, 
         while queue or running:
             while queue and len(running) < max(1, cfg.jobs) and result.aborted is None and result.quota is None:
                 p = queue.pop()
-                running[pool.submit(execute, p, cfg, root, tars, bid, planned, run_host_fn)] = p
+                running[pool.submit(run_planned, p, cfg, root, tars, bid, planned, run_host_fn)] = p
             if not running:
                 break
             done, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -388,10 +353,9 @@ def _loop(cfg: BatchConfig, pending: list[Planned], root: Path, tars: dict[str, 
                     t = time.perf_counter()
                     changes = outcome.leftovers + cfg.guard.changes(before)
                     outcome.seconds["guard"] = time.perf_counter() - t
-                    if changes:
-                        extra = record.model_extra if record.model_extra is not None else {}
-                        extra["guard_changes"] = changes
-                        record = record.model_copy(update={"valid": False, "invalid_reason": "guard"})
+                    if changes:  # seen only here, after the run: across runs in flight, under the lock
+                        record = record.model_copy(update={"valid": False, "invalid_reason": "guard",
+                                                           "guard": GuardReport(changes=changes)})
                         others = ", ".join(q.key.label(q.arm.name) for q in running.values())
                         result.aborted = result.aborted or (f"the guard saw a change after run {p.key.label(p.arm.name)}"
                                           + (f" (also running: {others})" if others else "") + ": "
@@ -423,58 +387,3 @@ def _append(path: Path, record: RunRecord, result: BatchResult) -> bool:
         return False
     return True
 
-
-LOGIN = "<login>"
-SECRET_MIN = 8
-"""Shortest login value treated as secret (shorter ones are flags and names like "oauth")."""
-
-
-def login_secrets(targets: Iterable[Path]) -> list[str]:
-    """The values in the login files a run was given (JSON strings, else long words): a host whose
-    shell may read its own login (Codex) must not carry them into a record."""
-    out: set[str] = set()
-    for target in targets:
-        path = Path(os.path.realpath(target))
-        if not path.is_file() or path.stat().st_size > 1_000_000:
-            continue
-        text = path.read_text(encoding="utf-8", errors="replace")
-        try:
-            values = list(_strings(json.loads(text)))
-        except ValueError:
-            values = re.findall(r"[^\s\"'=:,]+", text)
-        out.update(v for v in values if len(v) >= SECRET_MIN)
-    return sorted(out, key=len, reverse=True)
-
-
-def _strings(value: object) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
-
-
-def redact(record: RunRecord, secrets: Sequence[str]) -> RunRecord:
-    """RECORD with every secret (and a secret cut short at the end of an excerpt) replaced by <login>."""
-    if not secrets:
-        return record
-
-    def clean(value: object) -> object:
-        if isinstance(value, str):
-            for secret in secrets:
-                value = value.replace(secret, LOGIN)
-                for cut in range(len(secret) - 1, SECRET_MIN - 1, -1):
-                    if value.endswith(secret[:cut]):
-                        value = value[:-cut] + LOGIN
-                        break
-            return value
-        if isinstance(value, list):
-            return [clean(v) for v in value]
-        if isinstance(value, dict):
-            return {k: clean(v) for k, v in value.items()}
-        return value
-
-    return RunRecord.model_validate(clean(record.model_dump()))

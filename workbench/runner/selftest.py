@@ -20,7 +20,8 @@ from workbench.core.cases import parse_case
 from workbench.core.errors import InputError
 from workbench.core.models import Verdict
 from workbench.modelstub.script import Script
-from workbench.runner.canary import CanaryRequest, run_canary
+from workbench.runner.execute import execute
+from workbench.runner.request import build_request
 
 
 class Scenario(BaseModel):
@@ -99,10 +100,11 @@ def check(scenario: Scenario, host: str, *, plugin: Path, binary: Path | None = 
     case = parse_case({"id": scenario.name, "target": "selftest", **scenario.case})
     special = scenario.expect_on.get(host)
     expect: Verdict = special.expect if special else scenario.expect
-    req = CanaryRequest(host=host, plugin=plugin, script=scenario.script, no_output_fault=scenario.fault == "no-output",
-                        timeout=scenario.timeout, outside_files=scenario.outside_files, binary=binary)
     try:
-        record = run_canary(case, req).record
+        req = build_request(case, host, door="selftest", plugin=plugin, script=scenario.script,
+                            no_output=scenario.fault == "no-output", timeout=scenario.timeout,
+                            outside_files=scenario.outside_files, binary=binary)
+        record = execute(req).record
     except InputError as exc:
         return Outcome(scenario.name, host, expect, "error", False, str(exc))
     got = record.overall or "?"

@@ -70,7 +70,7 @@ class CanaryJob:
     host: str = "sim"
     model: str | None = None
     arm: str = WORKTREE
-    arm_ref: str = WORKTREE
+    """`@worktree` (the plugin folder as it is) or a workspace arm's name (`workbench arm list`)."""
     timeout: float = 300.0
     script: Any = None
     """A `workbench.modelstub.Script` instead of a model (self-checks, tests); None: the host's model."""
@@ -88,36 +88,30 @@ class CanaryJob:
     def record_path(self) -> Path:
         return self.ws.records_dir / "canary.jsonl"
 
-    def plugin(self, tmp: Path) -> Path:
-        """The plugin to run: the folder as it is (@worktree) or the arm's commit, copied."""
-        if self.arm_ref == WORKTREE:
-            return self.ws.plugin_dir
-        from workbench.runner.arms import build_copy, resolve_arm
+    def request(self) -> Any:
+        """The run, built as the CLI canary builds it: the folder as it is (@worktree) or the workspace
+        arm of that name (its sha and env)."""
+        from workbench.runner.arms import resolve
+        from workbench.runner.request import build_request
 
-        arm = resolve_arm(self.ws.plugin_dir, self.arm, self.arm_ref, allow_worktree=True)
-        return build_copy(arm, tmp / "plugin")
+        arm = None if self.arm == WORKTREE else resolve(self.ws, self.arm)
+        return build_request(self.case, self.host, door="canary", plugin=self.ws.plugin_dir, arm=arm,
+                             model=self.model or None, script=self.script, fixture=self.ws.base_fixture,
+                             timeout=self.timeout, cancel=self.cancelled)
 
     def run(self, post: Post) -> None:
         """Run, score, record; post paths, every event, then RunScored / RunCancelled / RunFailed."""
-        from workbench.runner.canary import CanaryRequest, run_canary
+        from workbench.runner.execute import execute
 
-        tmp = Path(tempfile.mkdtemp(prefix="wb-tui-arm-"))
+        def setup(paths: Any) -> None:
+            self.run_dir = next((Path(p) for p, label in paths.items() if label == "<run>"), None)
+            post(RunPathsKnown(self.run_id, paths))
+
         try:
-            def setup(paths: Any) -> None:
-                self.run_dir = next((Path(p) for p, label in paths.items() if label == "<run>"), None)
-                post(RunPathsKnown(self.run_id, paths))
-
-            fixture = self.ws.base_fixture
-            req = CanaryRequest(host=self.host, plugin=self.plugin(tmp), fixture=fixture if fixture.is_dir() else None,
-                                model=self.model or None, arm=None if self.arm == WORKTREE else self.arm,
-                                timeout=self.timeout, script=self.script, cancel=self.cancelled)
-            result = run_canary(self.case, req, on_event=lambda e: self._seen(e, post),
-                                on_setup=setup)
+            result = execute(self.request(), on_event=lambda e: self._seen(e, post), on_setup=setup)
         except (InputError, OSError, ValueError) as exc:
             post(RunFailed(self.run_id, str(exc)))
             return
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
         record = result.record  # a cancelled run is recorded invalid `cancelled` by the runner
         self.record_path.parent.mkdir(parents=True, exist_ok=True)
         append_record(self.record_path, record)
@@ -133,7 +127,7 @@ class CanaryJob:
 
 @dataclass
 class PostinstallJob:
-    """The post-install check from the TUI: `run_live` on the live install, streamed like a canary."""
+    """The post-install check from the TUI: the live-install door of `execute`, streamed like a canary."""
 
     run_id: int
     ws: Workspace
@@ -155,23 +149,23 @@ class PostinstallJob:
     def run(self, post: Post) -> None:
         """Run once on the live install; post paths, every event, then RunScored (the guard's result
         as its note) or RunFailed."""
-        from workbench.commands.postinstall import run_live
+        from workbench.runner.execute import execute
+        from workbench.runner.request import build_request
 
-        fixture = self.ws.base_fixture
         try:
-            if self.host != "sim" and self.model is None and self.script is None:
-                raise InputError(f"{self.host} needs a model (your login)", field="model")
+            req = build_request(self.case, self.host, door="postinstall", plugin=self.ws.plugin_dir,
+                                model=self.model, script=self.script, fixture=self.ws.base_fixture, home=self.home,
+                                guarded=[self.ws.root, self.ws.plugin_dir], own=[self.record_path])
             self.record_path.parent.mkdir(parents=True, exist_ok=True)
-            result = run_live(self.case, self.host, home=self.home, plugin=self.ws.plugin_dir,
-                              guarded=[self.ws.root, self.ws.plugin_dir], record_path=self.record_path,
-                              fixture=fixture if fixture.is_dir() else None, model=self.model, script=self.script,
-                              on_event=lambda e: self.buffer.seen(e, post),
-                              on_setup=lambda paths: post(RunPathsKnown(self.run_id, paths)))
+            record = execute(req, on_event=lambda e: self.buffer.seen(e, post),
+                             on_setup=lambda paths: post(RunPathsKnown(self.run_id, paths))).record
+            append_record(self.record_path, record)
         except (InputError, OSError, ValueError) as exc:
             post(RunFailed(self.run_id, str(exc)))
             return
-        guard = "guard: no change outside the run" if not result.changes else "guard: " + "; ".join(result.changes)
-        post(RunScored(self.run_id, result.record, str(self.record_path), guard))
+        changes = record.guard.changes if record.guard else []
+        guard = "guard: no change outside the run" if not changes else "guard: " + "; ".join(changes)
+        post(RunScored(self.run_id, record, str(self.record_path), guard))
 
 
 class BatchCancelled(RuntimeError):

@@ -67,6 +67,7 @@ class BatchScreen(ForwardsWorkerErrors, Screen[None]):
             yield Select([], prompt="baseline", id="baseline")
             yield Select([], prompt="arm", id="arm")
             yield Input(placeholder="hosts", id="hosts")
+            yield Input(placeholder="model (real hosts: your login)", id="model")
             yield Input("3", placeholder="runs per cell", id="runs", type="integer")
             yield Input("2", placeholder="jobs", id="jobs", type="integer")
         yield SelectionList[str](id="cases")
@@ -127,7 +128,9 @@ class BatchScreen(ForwardsWorkerErrors, Screen[None]):
         cases = list(self.query_one("#cases", SelectionList).selected)
         if not cases:
             raise InputError("select at least one case", field="cases")
-        return {"hosts": hosts, "arms": list(dict.fromkeys(arms)), "cases": cases, "runs": number("runs"),
+        model = self.query_one("#model", Input).value.strip() or None
+        return {"hosts": hosts, "model": model, "arms": list(dict.fromkeys(arms)), "cases": cases,
+                "runs": number("runs"),
                 "jobs": number("jobs"), "confined": self.query_one("#confined", Checkbox).value}
 
     @on(Input.Changed)
@@ -146,30 +149,27 @@ class BatchScreen(ForwardsWorkerErrors, Screen[None]):
         self.query_one("#estimate", Static).update(f"estimate: {est.text()}")
 
     def config(self, f: dict[str, Any]) -> Any:
-        """The runner's BatchConfig for the form (arms resolved to shas, guard, confinement)."""
-        from workbench.runner.arms import resolve_arm
-        from workbench.runner.batch import BatchConfig
-        from workbench.runner.confine import Confinement, bwrap_path
+        """The runner's BatchConfig for the form, built and checked as the CLI batch's (arms by the one
+        resolver, guard, the one confinement rule, the pre-flight checks)."""
+        from workbench.runner.arms import resolve
+        from workbench.runner.batch import BatchConfig, check_plan
         from workbench.runner.guard import Guard
+        from workbench.runner.request import confinement_for
 
         view = self.app.view
         ws = view.ws
-        refs = {a.name: a.ref for a in view.arms()}
-        arms = [resolve_arm(ws.plugin_dir, name, refs[name]) for name in f["arms"]]
+        arms = [resolve(ws, name) for name in f["arms"]]
         record = ws.records_dir / "batch.jsonl"
         home = Path.home()
         guard = Guard.for_home(home, [ws.root, *(a.repo_root for a in arms)],
                                own=[record, record.with_name(record.name + ".torn")])
-        confinement = None
-        if f["confined"]:
-            if bwrap_path() is None:
-                raise InputError("bubblewrap (bwrap) is not installed: untick 'confined' to run unconfined",
-                                 field="confined")
-            confinement = Confinement(home, tuple(guard.checkouts))
+        confinement = confinement_for("batch", unconfined=not f["confined"], home=home, checkouts=guard.checkouts)
         cases = [c for c in view.cases if c.id in f["cases"]]
-        return BatchConfig(cases=cases, hosts=f["hosts"], arms=arms, runs=f["runs"], record=record, jobs=f["jobs"],
-                           resume=True, confinement=confinement, guard=guard, script=self.script,
-                           fixture=ws.base_fixture if ws.base_fixture.is_dir() else None)
+        cfg = BatchConfig(cases=cases, hosts=f["hosts"], arms=arms, runs=f["runs"], record=record, jobs=f["jobs"],
+                          model=f["model"], resume=True, confinement=confinement, guard=guard, script=self.script,
+                          fixture=ws.base_fixture if ws.base_fixture.is_dir() else None, real_home=home)
+        cfg.binaries = check_plan(cfg)
+        return cfg
 
     def action_start(self) -> None:
         if self.job is not None:

@@ -97,12 +97,9 @@ class CanaryScreen(LiveRunScreen):
             self.notify("a canary is running: x cancels it", severity="warning")
             return
         arm_name = str(self.query_one("#arm", Select).value)
-        ref = WORKTREE
-        if arm_name != WORKTREE:
-            ref = next((a.ref for a in self.app.view.arms() if a.name == arm_name), WORKTREE)
         self.run_id += 1
         self.job = CanaryJob(self.run_id, self.app.view.ws, case, host=str(self.query_one("#host", Select).value),
-                             model=self.query_one("#model", Input).value.strip() or None, arm=arm_name, arm_ref=ref,
+                             model=self.query_one("#model", Input).value.strip() or None, arm=arm_name,
                              script=self.script)
         state = RunState(kind=case.kind, required=list(case.required), moment=case.moment)
         self.query_one(CallPane).reset(state)

@@ -1,7 +1,7 @@
 """Post-install check: one run against the user's LIVE install (real HOME and config), with the guard.
 
-The run is the batch issue's `run_live`, streamed live into the same call pane as a canary
-(`on_event`); its record is written by `run_live`, and the guard's result shows beside the verdict.
+The run is the live-install door of `runner/execute.py` (as `workbench postinstall`), streamed live
+into the same call pane as a canary (`on_event`); the guard's result shows beside the verdict.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class PostinstallScreen(LiveRunScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        from workbench.commands.postinstall import DEFAULT_CASE
+        from workbench.runner.live import DEFAULT_CASE
 
         self.title = "Post-install check"
         self.sub_title = self.app.workspace_label

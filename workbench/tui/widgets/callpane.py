@@ -26,7 +26,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from workbench.core.events import Event
+from workbench.core.events import CallsReset, Event
 from workbench.core.runstate import RunState
 from workbench.tui.widgets.cardtext import card_lines, collapsed_height
 
@@ -88,6 +88,10 @@ class CallPane(ScrollView, can_focus=True):
     def reset(self, state: RunState | None) -> None:
         """Start over with STATE (None: empty); its cards so far are drawn at the next flush."""
         self.state = state
+        self._clear_lines(state)
+
+    def _clear_lines(self, state: RunState | None) -> None:
+        """Forget every drawn card; STATE's cards are drawn again at the next flush."""
         self.keys, self._heights, self._offsets, self._pos = [], [], [0], {}
         self.expanded.clear()
         self._pending.clear()
@@ -136,7 +140,10 @@ class CallPane(ScrollView, can_focus=True):
         pending = self._pending
         while pending:  # at least one slice per flush, then while the budget lasts
             for _ in range(min(FOLD_SLICE, len(pending))):
-                key = state.consume(pending.popleft())
+                event = pending.popleft()
+                key = state.consume(event)
+                if isinstance(event, CallsReset):  # the record's calls: draw them from scratch
+                    self._clear_lines(state)
                 if key is not None:
                     self._dirty[key] = None
             if not complete and time.perf_counter() >= deadline:

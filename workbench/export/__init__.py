@@ -1,0 +1,1 @@
+"""Exports of run records to the viewers people already use (optional extras)."""

@@ -1,0 +1,256 @@
+"""THE run: one RunRequest in, one scored, redacted record out, the same way for every door.
+
+Fixture repo, plugin copy (the arm's commit, or the folder as it is), the host (inside the
+request's confinement, or on the live home for a live-install run), the parse (Codex re-parsed
+with its rollout; the live view is then reset to those final calls), THE scorer, then one record
+built once with every field, redacted by the one walker, and (live-install) the guard's verdict.
+Nothing else builds a record.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench import __version__
+from workbench.core.events import CallsReset, Event, ParsedRun
+from workbench.core.models import Call, EntryGate, GuardReport, RunRecord, Score, ScoreSpec
+from workbench.core.scoring import SCORER_RULES, score
+from workbench.runner.arms import build_copy
+from workbench.runner.fixture import make_fixture
+from workbench.runner.hostrun import HostRun, run_host
+from workbench.runner.process import sweep
+from workbench.runner.redact import Redactor, login_secrets
+from workbench.runner.request import RunRequest
+
+QUOTA = re.compile(r"quota|rate[ _-]?limit|usage limit|credit balance|resource_exhausted|\b429\b", re.IGNORECASE)
+"""An invalid batch run whose error says this hit the account's limits: `quota`, never retried in a loop."""
+
+
+@dataclass
+class RunResult:
+    """The record written for a run, the score behind it and the host run (its folder is gone unless kept)."""
+
+    record: RunRecord
+    score: Score
+    run: HostRun
+    run_dir: Path
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Where the harness spent its time: fixture, arm, host, score, cleanup."""
+    leftovers: list[str] = field(default_factory=list)
+    """Processes of the run found alive after it (escaped its process group), killed."""
+
+
+def entry_skill(plugin: Path, required: Iterable[str]) -> str | None:
+    """The plugin skill whose SKILL.md links a required file (the routing row's entry), else the only one."""
+    skills = sorted(p.parent for p in plugin.glob("skills/*/SKILL.md"))
+    names = [Path(r).name for r in required]
+    for skill in skills:
+        text = (skill / "SKILL.md").read_text(encoding="utf-8", errors="replace")
+        if any(name in text for name in names):
+            return skill.name
+    return skills[0].name if len(skills) == 1 else None
+
+
+def skill_error(calls: Iterable[Call]) -> str | None:
+    """The result of the first Skill call that failed, if any."""
+    for call in calls:
+        if call.kind == "skill" and call.status != "ok":
+            return (call.result or call.status)[:300]
+    return None
+
+
+def run_failure(run: HostRun) -> str | None:
+    """Why a run with model output still measured nothing reliable: the host died (killed by a signal,
+    or its stream never ended) -> `host-crashed`; it ended on an error (API 429/5xx, a stream cut
+    short, exit status not 0) -> `host-error`."""
+    ended = run.parsed.ended
+    if run.exit_code < 0 or ended is None:
+        return "host-crashed"
+    if ended.is_error or run.exit_code != 0:
+        return "host-crashed" if run.exit_code >= 128 and not ended.is_error else "host-error"
+    return None
+
+
+def invalid_reason(request: RunRequest, run: HostRun, changes: list[str], quota: bool) -> str | None:
+    """The first gate the run failed, in order of precedence; None when the run measured. QUOTA: the
+    run's error or stderr said it hit the account's limits (a batch then says `quota`)."""
+    if changes:
+        return "guard"
+    if run.cancelled:
+        return "cancelled"
+    reason = ("timeout" if run.timed_out is not None else "no-output" if not run.parsed.model_output
+              else run_failure(run))
+    if reason is not None and request.door == "batch" and quota:
+        return "quota"
+    return reason
+
+
+def hit_quota(run: HostRun) -> bool:
+    """The run's error or stderr tail says it hit the account's limits (read before the run folder goes)."""
+    ended = run.parsed.ended
+    text = " ".join(filter(None, [ended.error if ended else None, _tail(run.stderr_path)]))
+    return QUOTA.search(text) is not None
+
+
+def _tail(path: Path, size: int = 2000) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return ""
+    return data[-size:].decode("utf-8", errors="replace")
+
+
+def build_record(request: RunRequest, run: HostRun, spec: ScoreSpec, redactor: Redactor,
+                 changes: list[str], quota: bool = False) -> tuple[RunRecord, Score]:
+    """THE record builder: the scored, redacted record of one run, every field set once."""
+    case, calls = request.case, run.parsed.calls
+    result = score(spec, calls, model_output=run.parsed.model_output)
+    reason = invalid_reason(request, run, changes, quota)
+    kept = calls if result.moment_at is None else calls[:result.moment_at + 1]
+    known = bool(run.offered_skills or run.offered_plugins or run.parsed.init)
+    offered = run.skill_offered(spec.entry_skill) if spec.entry_skill and known else None
+    ended = run.parsed.ended
+    arm = request.arm
+    record = RunRecord(
+        condition=request.condition, host=run.host, host_version=run.host_version, model=request.recorded_model,
+        served_model=run.served_model, effort=request.effort, arm=arm.name if arm else None,
+        source=arm.sha if arm else None, case_id=case.id, target=case.target, kind=case.kind,
+        run=request.identity.run, batch=request.identity.batch, batch_planned=request.identity.planned,
+        moment=case.moment, required=list(case.required), calls=kept, required_read_at=dict(result.reads),
+        moment_at=result.moment_at, entry_loaded_at=result.entry_loaded_at, verdict=dict(result.verdicts),
+        overall=result.overall, valid=reason is None, invalid_reason=reason, tool_calls=len(calls),
+        failed_calls=[c.index for c in calls if c.status != "ok"], usage=run.parsed.usage,
+        started_at=run.started_at, finished_at=run.finished_at, workbench_version=__version__,
+        scorer_rules=SCORER_RULES, exit_code=run.exit_code, run_error=ended.error if ended else None,
+        entry=EntryGate(skill=spec.entry_skill, file=spec.entry_file, offered=offered,
+                        skill_error=skill_error(calls), offered_skills=list(run.offered_skills)),
+        guard=GuardReport(changes=changes) if changes else None,
+    )
+    return redactor.record(record), result
+
+
+def labels(request: RunRequest, run_dir: Path, plugin: Path) -> dict[str, str]:
+    """Path -> label for the run's folders and the homes (each also by its real path)."""
+    paths = {str(run_dir / "repo"): "<repo>", str(plugin): "<plugin>", str(run_dir / "home"): "<home>",
+             str(run_dir / "outside"): "<outside>", str(run_dir): "<run>", str(Path.home()): "~"}
+    for home in (request.real_home, request.confinement.real_home if request.confinement else None,
+                 request.live.home if request.live else None):
+        if home is not None:
+            paths[str(home)] = "~"
+    paths.update({os.path.realpath(k): v for k, v in list(paths.items())})
+    return paths
+
+
+def execute(request: RunRequest, on_event: Callable[[Event], None] | None = None,
+            on_setup: Callable[[Mapping[str, str]], None] | None = None,
+            run_host_fn: Callable[..., HostRun] = run_host) -> RunResult:
+    """Run REQUEST once and build its record. `on_setup` gets the path -> label mapping before the host
+    starts (a live view shows short paths); `on_event` every parsed event, then `CallsReset` when a
+    re-parse (Codex with its rollout) changed the calls. `run_host_fn` stands in for `run_host`
+    (the TUI's cancellable batch)."""
+    from workbench.runner.guard import Guard
+
+    guard, before = None, None
+    if request.live is not None:
+        guard = Guard.for_home(request.live.home, list(request.live.guarded), own=list(request.live.own))
+        before = guard.snapshot()
+    seconds: dict[str, float] = {}
+    t0 = time.perf_counter()
+    run_dir = Path(tempfile.mkdtemp(prefix=f"wb-{request.door}-", dir=request.workdir))
+    try:
+        repo, home, outside = run_dir / "repo", run_dir / "home", run_dir / "outside"
+        make_fixture(repo, request.case, request.fixture)
+        t1 = time.perf_counter()
+        plugin = _plugin(request, run_dir)
+        home.mkdir()
+        outside.mkdir()
+        for rel, text in request.outside_files.items():
+            (outside / rel).parent.mkdir(parents=True, exist_ok=True)
+            (outside / rel).write_text(text, encoding="utf-8")
+        t2 = time.perf_counter()
+        paths = labels(request, run_dir, plugin)
+        if on_setup is not None:
+            on_setup(paths)
+        run = _run(request, run_dir, plugin, on_event, run_host_fn)
+        t3 = time.perf_counter()
+        leftovers = [f"leftover process of the run, killed: {d}" for d in sweep(home)]
+        entry = entry_skill(plugin, request.case.required)
+        spec = ScoreSpec(kind=request.case.kind, required=request.case.required, moment=request.case.moment,
+                         entry_skill=entry, entry_file=f"skills/{entry}/SKILL.md" if entry else None)
+        secrets = login_secrets(run.launch.links.values())
+        quota = hit_quota(run)
+    finally:
+        t4 = time.perf_counter()
+        if not request.keep:
+            shutil.rmtree(run_dir, ignore_errors=True)
+        seconds["cleanup"] = time.perf_counter() - t4
+    changes = guard.changes(before) if guard is not None and before is not None else []
+    record, result = build_record(request, run, spec, Redactor(paths, secrets), changes, quota)
+    seconds.update(fixture=t1 - t0, arm=t2 - t1, host=t3 - t2, score=t4 - t3 + time.perf_counter() - t4
+                   - seconds["cleanup"])
+    return RunResult(record, result, run, run_dir, seconds, leftovers)
+
+
+def _plugin(request: RunRequest, run_dir: Path) -> Path:
+    """The plugin the host gets: the live install's folder as is, else a copy (arm commit or folder)."""
+    if request.live is not None:
+        return request.plugin
+    dest = run_dir / "plugin"
+    if request.arm is not None:
+        return build_copy(request.arm, dest, request.archive)
+    shutil.copytree(request.plugin, dest, ignore=shutil.ignore_patterns(".git"))
+    return dest
+
+
+def _run(request: RunRequest, run_dir: Path, plugin: Path, on_event: Callable[[Event], None] | None,
+         run_host_fn: Callable[..., HostRun]) -> HostRun:
+    """The host run for the request's door; the live view is reset when the final parse differs."""
+    repo = run_dir / "repo"
+    prompt = request.case.prompt.replace("{repo}", str(repo))
+    kwargs: dict[str, Any] = {}
+    if request.live is not None:
+        from workbench.runner.live import live_launch
+
+        home, scripted = request.live.home, request.script is not None
+        placeholders = {"repo": str(repo), "home": str(home)}
+        kwargs.update(plugin=plugin if request.host == "sim" else None,
+                      wrap=lambda launch: live_launch(launch, run_dir / "home", home, scripted=scripted))
+    else:
+        placeholders = {"repo": str(repo), "plugin": str(plugin), "home": str(run_dir / "home"),
+                        "outside": str(run_dir / "outside")}
+        kwargs.update(plugin=plugin, add_dirs=(plugin,))
+        conf = request.confinement
+        if conf is not None:
+            kwargs["wrap"] = lambda launch: conf.wrap(launch, request.host, run_dir, repo)
+    if request.arm is not None and request.arm.env:
+        kwargs["extra_env"] = dict(request.arm.env)
+    if request.faults:
+        kwargs["faults"] = list(request.faults)
+    if request.cancel is not None:
+        kwargs["cancel"] = request.cancel
+    if request.silence_timeout is not None:
+        kwargs["silence_timeout"] = request.silence_timeout
+    if request.binary is not None:
+        kwargs["binary"] = request.binary
+    live = ParsedRun()  # what a live view folded: the record's parse may differ (Codex's rollout)
+
+    def seen(event: Event) -> None:
+        live.apply(event)
+        assert on_event is not None
+        on_event(event)
+
+    if on_event is not None:
+        kwargs["on_event"] = seen
+    run = run_host_fn(request.host, prompt, repo, run_dir, script=request.script, timeout=request.timeout,
+                      model=request.model, placeholders=placeholders, seed=request.identity.seed, **kwargs)
+    if on_event is not None and run.parsed.calls != live.calls:
+        on_event(CallsReset(tuple(run.parsed.calls)))
+    return run

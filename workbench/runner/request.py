@@ -1,0 +1,158 @@
+"""The one run request: everything a run needs, built by ONE function for every door.
+
+The CLI canary, each planned run of a batch, the post-install check, the self-test and the TUI
+build their runs with `build_request`; `runner/execute.py` runs any of them the same way. The
+rules that differ by door (which condition a record says, whether the run is confined, which
+model is recorded) are decided here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Literal
+
+from workbench.core.errors import InputError
+from workbench.core.models import Case, Condition
+from workbench.modelstub import Fault, Script
+from workbench.runner.arms import Arm
+from workbench.runner.confine import Confinement
+
+Door = Literal["canary", "batch", "postinstall", "selftest"]
+"""Which front-end path a run comes through."""
+
+NO_OUTPUT = Fault("status", status=529)
+"""The model never answers: sim simulates it itself, real hosts get 529 on every request."""
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """Where a run sits in a batch (all None/0 outside one): the record's batch id and planned count."""
+
+    batch: str | None = None
+    planned: int | None = None
+    run: int = 0
+    seed: int = 0
+    """The sim policy's seed (a batch uses the run index)."""
+
+
+@dataclass(frozen=True)
+class LiveInstall:
+    """A live-install run: the real HOME the host uses and what the guard watches around it."""
+
+    home: Path
+    guarded: tuple[Path, ...] = ()
+    """Checkouts the guard watches (the live config files under `home` always)."""
+    own: tuple[Path, ...] = ()
+    """Files the workbench itself writes meanwhile (the records file): never a change."""
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """One run, fully decided: what to run, where, how it is recorded. Built only by `build_request`."""
+
+    case: Case
+    host: str
+    condition: Condition
+    plugin: Path
+    """The plugin folder: copied into the run when no arm names a commit (live-install: used as is)."""
+    arm: Arm | None = None
+    """The arm under test: its commit (or its folder, @worktree) is copied, its sha and env recorded."""
+    model: str | None = None
+    """The real model asked for (None with a script, or the sim's policy)."""
+    effort: str | None = None
+    script: Script | None = None
+    faults: tuple[Fault, ...] = ()
+    fixture: Path | None = None
+    confinement: Confinement | None = None
+    identity: RunIdentity = field(default_factory=RunIdentity)
+    timeout: float = 300.0
+    silence_timeout: float | None = None
+    binary: Path | None = None
+    cancel: threading.Event | None = field(default=None, compare=False)
+    """Set it to stop the run (its process group); the record is then invalid `cancelled`."""
+    outside_files: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    """Files written under `{outside}` (a folder no host is allowed to read)."""
+    keep: bool = False
+    """Keep the run folder (debugging); it is removed otherwise."""
+    live: LiveInstall | None = None
+    real_home: Path | None = None
+    """The real home, labelled `~` in the record (default: this process's home)."""
+    workdir: Path | None = None
+    """Where the run folder is made (default: the system temp folder)."""
+    archive: bytes | None = field(default=None, repr=False, compare=False)
+    """The arm's `git archive`, made once per batch (made per run when None)."""
+
+    @property
+    def recorded_model(self) -> str | None:
+        """The model a record names: `scripted`, the real model, or `sim-policy` for the sim's policy."""
+        if self.script is not None:
+            return "scripted"
+        return self.model or ("sim-policy" if self.host == "sim" else None)
+
+    @property
+    def door(self) -> Door:
+        if self.live is not None:
+            return "postinstall"
+        return "batch" if self.condition in ("confined", "unconfined") else "canary"
+
+
+def confinement_for(door: Door, *, unconfined: bool = False, home: Path | None = None,
+                    checkouts: Iterable[Path] = ()) -> Confinement | None:
+    """THE confinement rule: a batch runs inside bubblewrap unless asked `unconfined`; canaries,
+    self-tests and post-install checks (which measure the live install) run unconfined."""
+    from workbench.runner.confine import bwrap_path
+
+    if door != "batch" or unconfined:
+        return None
+    if bwrap_path() is None:
+        raise InputError("bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`, "
+                         "or run unconfined (records then say unconfined)", field="--unconfined")
+    return Confinement(home or Path.home(), tuple(checkouts))
+
+
+def _condition(door: Door, confinement: Confinement | None) -> Condition:
+    if door == "postinstall":
+        return "live-install"
+    if door == "batch":
+        return "confined" if confinement is not None else "unconfined"
+    return "canary"
+
+
+def build_request(case: Case, host: str, *, door: Door, plugin: Path, arm: Arm | None = None,
+                  model: str | None = None, effort: str | None = None, script: Script | None = None,
+                  no_output: bool = False, faults: Iterable[Fault] = (), fixture: Path | None = None,
+                  unconfined: bool = False, confinement: Confinement | None = None, home: Path | None = None,
+                  checkouts: Iterable[Path] = (), identity: RunIdentity | None = None, timeout: float = 300.0,
+                  silence_timeout: float | None = None, binary: Path | None = None,
+                  cancel: threading.Event | None = None, outside_files: Mapping[str, str] | None = None,
+                  keep: bool = False, guarded: Iterable[Path] = (), own: Iterable[Path] = (),
+                  workdir: Path | None = None, archive: bytes | None = None) -> RunRequest:
+    """THE request builder of every door. InputError for a request no run can satisfy.
+
+    Confinement: given (a batch's, shared with its proof) or decided by `confinement_for`. A
+    post-install run uses HOME as the live home, guards GUARDED and ignores OWN. A FIXTURE that is
+    not a folder means the built-in base fixture.
+    """
+    if host != "sim" and script is None and model is None:
+        raise InputError(f"{host} needs --model (the user's login) or --script (the scripted model server)",
+                         field="--model")
+    conf = confinement if confinement is not None else confinement_for(
+        door, unconfined=unconfined, home=home, checkouts=checkouts)
+    live = None
+    if door == "postinstall":
+        from workbench.runner.live import live_binary
+
+        live = LiveInstall(home or Path.home(), tuple(guarded), tuple(own))
+        binary = binary or live_binary(host)
+    return RunRequest(
+        case=case, host=host, condition=_condition(door, conf), plugin=plugin, arm=arm,
+        model=model if script is None else None, effort=effort, script=script,
+        faults=(*faults, *([NO_OUTPUT] if no_output else [])),
+        fixture=fixture if fixture is not None and fixture.is_dir() else None, confinement=conf,
+        identity=identity or RunIdentity(), timeout=timeout, silence_timeout=silence_timeout, binary=binary,
+        cancel=cancel, outside_files=MappingProxyType(dict(outside_files or {})), keep=keep, live=live,
+        real_home=home if door != "postinstall" else None, workdir=workdir, archive=archive)
