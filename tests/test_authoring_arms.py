@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from authoring_support import PLUGIN, WEAK_ROWS
 
+from workbench.authoring.arms import create_arm, list_arms, resolve_arm
 from workbench.cli import main
 from workbench.core.errors import InputError
-from workbench.core.wording import create_arm, list_arms, resolve_arm
+from workbench.core.routing import parse_text
 from workbench.core.workspace import load_workspace
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main"]
@@ -64,6 +65,8 @@ def test_arm_list_resolve_and_env(repo: Path, monkeypatch: pytest.MonkeyPatch, c
     monkeypatch.chdir(repo)
     assert main(["arm", "new", "--name", "injection-off", "--env", "EVAL_INJECTION_OFF=1"]) == 0
     ws = load_workspace(repo)
+    assert ws.config.rows["ops/incident"].startswith("Before responding to an incident or outage -> ")
+    assert ws.config.arms["bare-and"].row == "ops/incident"
     arms = {a.name: a for a in list_arms(ws)}
     head = git(repo, "rev-parse", "HEAD").strip()
     assert arms["baseline"].sha == head and arms["injection-off"].sha == head
@@ -84,3 +87,63 @@ def test_arm_by_trigger_only(repo: Path) -> None:
     create_arm(ws, "commit", "commit-when", trigger="When committing")
     diff = git(repo, "diff", "--unified=0", "HEAD", "workbench/arm/commit-when")
     assert "+| When committing | [commit procedure](workflows/commit.md) |" in diff.splitlines()
+
+
+def test_arm_new_refuses_a_non_row_or_a_missing_link_unless_forced(
+        repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(repo)
+    capsys.readouterr()
+    assert main(["arm", "new", "release", "--name", "prose", "--text", "Ship it when it feels ready."]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a routing row" in err and "--force" in err
+    missing = "| Before tagging or shipping a release | [release](workflows/relase.md) |"
+    assert main(["arm", "new", "release", "--name", "typo", "--text", missing]) == 2
+    assert "links workflows/relase.md, which does not exist" in capsys.readouterr().err
+    heads = git(repo, "branch", "--list", "workbench/arm/*").split()
+    assert heads == [], "nothing was committed"
+    assert main(["arm", "new", "release", "--name", "typo", "--text", missing, "--force"]) == 0
+    assert "workbench/arm/typo" in git(repo, "branch", "--list", "workbench/arm/*")
+
+
+FOLDED = """---
+name: ops
+description: >
+  Team operations procedures for this repository - committing,
+  pull requests and releases. Use when about to do any of these.
+license: MIT
+metadata:
+  owner: team
+---
+
+# Operations
+
+| When | Read |
+|---|---|
+| Before committing | [commit procedure](workflows/commit.md) |
+"""
+
+
+def test_description_arm_edits_folded_front_matter_structurally(repo: Path) -> None:
+    import yaml
+
+    skill = repo / "tools/plugin/skills/ops/SKILL.md"
+    original = skill.read_text()
+    body = original.split("---\n", 2)[2]
+    skill.write_text(FOLDED.split("---\n", 2)[0] + "---\n" + FOLDED.split("---\n", 2)[1] + "---\n" + body)
+    git(repo, "commit", "-qam", "folded description")
+    ws = load_workspace(repo)
+    new = ("Use before committing, opening a pull request or shipping a release in this repository: each has "
+           "a team procedure that changes what you do next, so read it first.")
+    create_arm(ws, "ops/description", "desc", trigger=new)
+    committed = git(repo, "show", "workbench/arm/desc:tools/plugin/skills/ops/SKILL.md")
+    head = git(repo, "show", "HEAD:tools/plugin/skills/ops/SKILL.md")
+    meta_new = yaml.safe_load(committed.split("---\n", 2)[1])
+    meta_old = yaml.safe_load(head.split("---\n", 2)[1])
+    assert " ".join(meta_new.pop("description").split()) == new
+    meta_old.pop("description")
+    assert meta_new == meta_old, "other keys untouched"
+    assert committed.split("---\n", 2)[2] == head.split("---\n", 2)[2], "body byte for byte"
+    assert "description: >\n  Use before committing" in committed, "still a folded block scalar"
+    assert "license: MIT\nmetadata:\n  owner: team\n---\n" in committed
+    rows = [r for r in parse_text(committed, skill) if r.kind == "description"]
+    assert rows[0].trigger == new

@@ -68,7 +68,7 @@ def test_case_errors_name_file_line_and_field(ws_dir: Path) -> None:
     path.write_text('target = "nope"\nkind = "positive"\nprompt = "p"\n')
     with pytest.raises(InputError) as err:
         load_case(path)
-    assert (err.value.file, err.value.line, err.value.field) == (str(path), 1, "required")
+    assert (err.value.file, err.value.line, err.value.field) == (str(path), 1, "target")
     assert "no routing row" in str(err.value)
     path.write_text('target = "commit"\nkind = "positive"\nprompt = "p"\nexceptions = "x"\n')
     with pytest.raises(InputError) as err:
@@ -146,7 +146,7 @@ def test_import_routing_eval(tmp_path: Path) -> None:
         ("q", "negative", "none", []),
         ("x", "positive", "ops/incident", ["workflows/incident.md", "workflows/diagnosis.md", "nowhere.md"])]
     assert any("distractor 'commit'" in n for n in got[0].notes)
-    assert any("'weight' not mapped" in n for n in got[2].notes)
+    assert got[2].unmapped == ["weight"] and got[0].unmapped == []
     assert any("nowhere.md" in n for n in got[2].notes)
     src.write_text('{"id": 1}\nnot json\n')
     with pytest.raises(InputError) as err:
@@ -175,3 +175,41 @@ def test_case_toml_round_trip(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_text(case_toml(case, comment="a\nb"))
     assert load_case(path, rows=[]) == case
+
+
+IMPORTS = Path(__file__).resolve().parent / "data" / "importers" / "skill-creator"
+
+
+def test_import_real_skill_creator_evals_reports_every_unmapped_field(
+        ws_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(ws_dir)
+    src = str(IMPORTS / "evals.json")
+    assert main(["case", "import", src, "--format", "skill-creator"]) == 2, "skill_name matches no Skill here"
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'example-skill'" in err and "no Skill has that name" in err
+    assert main(["case", "import", src, "--format", "skill-creator", "--target", "pull-request"]) == 0
+    err = capsys.readouterr().err
+    assert {line.split("'")[1] for line in err.splitlines()} == {"expected_output", "files", "expectations"}
+    case = load_case(ws_dir / "cases" / "example-skill-1.toml")
+    assert (case.target, case.kind, case.required) == ("ops/pull-request", "positive", ["workflows/pull-request.md"])
+    text = (ws_dir / "cases" / "example-skill-1.toml").read_text()
+    assert "# Not mapped: expected_output\n# Not mapped: files\n# Not mapped: expectations\n" in text
+    assert load_workspace(ws_dir).config.rows == {"ops/pull-request": "Before opening or updating a PR -> "
+                                                                      "workflows/pull-request.md"}
+
+
+def test_import_real_trigger_eval_list_needs_a_target(ws_dir: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(ws_dir)
+    src = str(IMPORTS / "trigger-eval.json")
+    assert main(["case", "import", src, "--format", "trigger-eval"]) == 2
+    assert "pass --target ROW|SKILL" in capsys.readouterr().err
+    assert main(["case", "import", src, "--format", "skill-creator"]) == 2, "a list is not an evals.json"
+    assert main(["case", "import", src, "--format", "trigger-eval", "--target", "nope"]) == 2
+    assert "no routing row 'nope'" in capsys.readouterr().err
+    assert main(["case", "import", src, "--format", "trigger-eval", "--target", "commit"]) == 0
+    cases = {c.id: c for c in load_cases(ws_dir / "cases")}
+    assert (cases["trigger-eval-1"].kind, cases["trigger-eval-1"].target, cases["trigger-eval-1"].required) == (
+        "positive", "ops/commit", ["workflows/commit.md"])
+    assert (cases["trigger-eval-2"].kind, cases["trigger-eval-2"].target) == ("negative", "none")
+    assert cases["trigger-eval-1"].prompt.startswith("commit the typo fix")

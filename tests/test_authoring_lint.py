@@ -115,11 +115,12 @@ def test_ids_are_stable_under_rewording_and_unique(tmp_path: Path) -> None:
 
 def test_budget_cap(tmp_path: Path) -> None:
     root = broken_workspace(tmp_path)
-    (root / "workbench.toml").write_text('[plugin]\npath = "plugin"\n[audit]\ntoken_cap = 10\nline_cap = 5\n')
+    (root / "workbench.toml").write_text('[plugin]\npath = "plugin"\n[audit]\ntoken_cap = 10\nline_cap = 3\n')
     ws = load_workspace(root)
     report = audit(ws, parse_files(ws.routing_files(), plugin=ws.plugin_dir))
-    budget = [f.message for f in report.findings if f.rule == "BUDGET"]
-    assert len(budget) == 2 and "estimated tokens (cap 10)" in budget[0] and "lines (cap 5)" in budget[1]
+    budget = [f.message for f in report.findings if f.rule == "BUDGET" and f.message.startswith("claude:")]
+    assert len(budget) == 2 and "estimated tokens (cap 10)" in budget[0] and "lines (cap 3)" in budget[1]
+    assert {b.host for b in report.budgets} >= {"claude", "codex", "gemini", "opencode"}
     assert estimate_tokens("abcde") == 2
 
 

@@ -53,7 +53,7 @@ async def test_edit_lints_as_you_type_and_save_creates_an_arm(tmp_path: Path) ->
 
 @run_async
 async def test_promote_runs_a_batch_with_progress_and_results(tmp_path: Path) -> None:
-    from workbench.core.wording import create_arm
+    from workbench.authoring.arms import create_arm
 
     ws = make_workspace(tmp_path)
     create_arm(ws, "docs", "docs-weak", trigger="Documentation")

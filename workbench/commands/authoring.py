@@ -16,7 +16,7 @@ from workbench.core.errors import InputError
 from workbench.core.lint import Finding, lint_rows
 from workbench.core.lint_rules import RULES, RULES_BY_ID
 from workbench.core.routing import Row, parse_files
-from workbench.core.workspace import FILENAME, Workspace, init_text, load_workspace
+from workbench.core.workspace import FILENAME, Workspace, init_layout, load_workspace
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--rules", action="store_true", help="print the rules with their evidence and exit")
     p.add_argument("--explain", metavar="RULE", help="what RULE checks, its evidence and examples")
     p.set_defaults(handler=run_lint)
-    p = sub.add_parser("audit", help="DANGLING links, UNINDEXED procedures, always-loaded budget")
+    p = sub.add_parser("audit", help="DANGLING links, UNINDEXED procedures, per-host session-start budget")
     p.add_argument("--json", action="store_true")
     p.add_argument("--strict", action="store_true", help="exit 1 when there are findings")
     p.set_defaults(handler=run_audit)
@@ -56,7 +56,10 @@ def run_init(args: argparse.Namespace) -> int:
     target = folder / FILENAME
     if target.exists() and not args.force:
         raise InputError("workbench.toml exists; pass --force to overwrite", file=str(target))
-    target.write_text(init_text(folder), encoding="utf-8")
+    text, layout = init_layout(folder)
+    target.write_text(text, encoding="utf-8")
+    for guess in layout.guesses:
+        print(f"guessed: {guess}", file=sys.stderr)
     print(target)
     return 0
 
@@ -130,10 +133,11 @@ def run_audit(args: argparse.Namespace) -> int:
     b = report.budget
     if args.json:
         print(json.dumps({"findings": [f.as_dict() for f in report.findings],
-                          "budget": b.as_dict() if b else None}, indent=2))
+                          "budget": b.as_dict() if b else None,
+                          "budgets": [x.as_dict() for x in report.budgets]}, indent=2))
     else:
-        if b is not None:
-            print(f"always-loaded: {len(b.files)} file(s), {b.lines} lines, {b.chars} characters, "
-                  f"~{b.tokens} tokens (cap {b.token_cap})")
+        for x in report.budgets:
+            print(f"session start ({x.host}): {len(x.files)} file(s), {x.lines} lines, {x.chars} characters, "
+                  f"~{x.tokens} tokens (cap {x.token_cap})")
         print_findings(report.findings, ws.root, "audit")
     return 1 if args.strict and report.findings else 0

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
+from workbench.authoring.workspace_file import record_rows, write_case
 from workbench.commands.authoring import workspace_rows
 from workbench.core.case_import import IMPORTERS
-from workbench.core.case_templates import TEMPLATES, from_template, naive_problems, non_discriminating, write_case
+from workbench.core.case_templates import TEMPLATES, from_template, naive_problems, non_discriminating
 from workbench.core.cases import load_cases
 from workbench.core.errors import InputError
 from workbench.core.records import load_files
-from workbench.core.routing import find_row
+from workbench.core.routing import find_row, unknown_row_message
 from workbench.core.workspace import load_workspace
 
 
@@ -32,9 +34,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     check.add_argument("--records", action="append", default=[], metavar="FILE")
     check.add_argument("--strict", action="store_true", help="exit 1 when a case is flagged")
     check.set_defaults(handler=run_check)
-    imp = case_sub.add_parser("import", help="import skill-routing-eval JSONL or skill-creator evals.json")
+    imp = case_sub.add_parser("import", help="import skill-routing-eval JSONL, skill-creator evals.json or a "
+                                             "trigger-eval list")
     imp.add_argument("file", metavar="FILE")
     imp.add_argument("--format", required=True, choices=sorted(IMPORTERS))
+    imp.add_argument("--target", metavar="ROW|SKILL", help="the row or Skill the positives are for (required for "
+                                                           "a trigger-eval list; overrides evals.json skill_name)")
     imp.add_argument("--out", metavar="DIR", help="folder for the case files (default: the workspace's cases)")
     imp.add_argument("--force", action="store_true")
     imp.set_defaults(handler=run_import)
@@ -45,11 +50,12 @@ def run_new(args: argparse.Namespace) -> int:
     rows = workspace_rows(ws)
     row = find_row(rows, args.row)
     if row is None:
-        raise InputError(f"no routing row {args.row!r} (rows: {', '.join(r.id for r in rows)})", field="--row")
+        raise InputError(unknown_row_message(rows, args.row), field="--row")
     case = from_template(args.template, row, case_id=args.id, prompt=args.prompt, command=args.command)
     note = "" if args.prompt else "TODO: rewrite the prompt as a user would ask, without naming the Skill or file."
     print(write_case(case, ws.cases_dir, comment=f"{args.template} case for row {row.id}. {note}".strip(),
                      force=args.force))
+    record_rows(ws, [row.id], rows=rows)
     return 0
 
 
@@ -75,10 +81,19 @@ def run_import(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.is_file():
         raise InputError("no such file", file=str(path))
-    imported = IMPORTERS[args.format](path, workspace_rows(ws))
+    rows = workspace_rows(ws)
+    imported = IMPORTERS[args.format](path, rows, target=args.target)
     out = Path(args.out) if args.out else ws.cases_dir
+    unmapped: dict[str, int] = {}
     for item in imported:
-        comment = f"Imported from {path.name} ({args.format}).\n" + "\n".join(f"Not mapped: {n}" for n in item.notes)
-        written = write_case(item.case, out, comment=comment, force=args.force)
-        print(f"{written}\t" + "; ".join(item.notes))
+        lines = [f"Imported from {path.name} ({args.format}).", *(f"Not mapped: {k}" for k in item.unmapped),
+                 *(f"Note: {n}" for n in item.notes)]
+        written = write_case(item.case, out, comment="\n".join(lines), force=args.force)
+        print(f"{written}\t" + "; ".join([*(f"not mapped: {k}" for k in item.unmapped), *item.notes]))
+        for key in item.unmapped:
+            unmapped[key] = unmapped.get(key, 0) + 1
+    for key, count in unmapped.items():
+        print(f"{path}: field {key!r} not mapped: no case field holds it ({count} of {len(imported)} items)",
+              file=sys.stderr)
+    record_rows(ws, [i.case.target for i in imported if find_row(rows, i.case.target) is not None], rows=rows)
     return 0

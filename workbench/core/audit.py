@@ -1,8 +1,10 @@
 """Audit of a workspace's plugin: links that go nowhere, procedures nothing links, always-loaded budget.
 
-DANGLING: a row links a file that does not exist. UNINDEXED: a procedure file (the workspace's
-procedure globs) that no row links. BUDGET: the text loaded into every session (lines, characters,
-estimated tokens at ~4 characters a token) against the workspace's caps.
+EMPTY-GLOB: a routing or procedure glob matches no file. DANGLING: a row links a file that does
+not exist. UNINDEXED: a procedure file (the workspace's procedure globs) that no row links and no
+routing file or procedure reached from them mentions. BUDGET: per host, the text it loads at
+session start (`session_load`: Skill front matter, instruction files, hook-injected files; lines,
+characters, estimated tokens at ~4 characters a token) against the workspace's caps.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.core.lint import Finding
+from workbench.core.markdown import read_text, references
 from workbench.core.routing import Row
+from workbench.core.session_load import Loaded, hosts, session_load
 from workbench.core.workspace import Workspace
 
 CHARS_PER_TOKEN = 4
@@ -21,7 +25,7 @@ CHARS_PER_TOKEN = 4
 
 @dataclass
 class Budget:
-    """Size of the always-loaded text."""
+    """Size of the text one host loads at session start."""
 
     files: list[Path]
     lines: int
@@ -30,10 +34,12 @@ class Budget:
     token_cap: int
     line_cap: int | None = None
     char_cap: int | None = None
+    host: str = ""
+    parts: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, object]:
-        return {"files": [str(f) for f in self.files], "lines": self.lines, "chars": self.chars,
-                "tokens": self.tokens, "token_cap": self.token_cap, "line_cap": self.line_cap,
+        return {"host": self.host, "files": [str(f) for f in self.files], "parts": self.parts, "lines": self.lines,
+                "chars": self.chars, "tokens": self.tokens, "token_cap": self.token_cap, "line_cap": self.line_cap,
                 "char_cap": self.char_cap}
 
 
@@ -43,6 +49,9 @@ class AuditReport:
 
     findings: list[Finding] = field(default_factory=list)
     budget: Budget | None = None
+    """The largest host budget."""
+    budgets: list[Budget] = field(default_factory=list)
+    """One budget per host."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -72,8 +81,16 @@ def link_exists(target: str, path: Path) -> bool:
 
 def dangling(rows: list[Row]) -> list[Finding]:
     """A finding per link whose file does not exist (case-sensitive; templated paths match a glob)."""
-    return [Finding("DANGLING", "error", f"{link.target} does not exist", row.file, row.line, row.id)
-            for row in rows for link in row.links if not link_exists(link.target, link.path)]
+    out: list[Finding] = []
+    for row in rows:
+        for target, path in dict.fromkeys((lk.target, lk.path) for lk in row.links):
+            if link_exists(target, path):
+                continue
+            twin = next((p.name for p in path.parent.iterdir() if p.name.lower() == path.name.lower()),
+                        None) if path.parent.is_dir() else None
+            note = f" ({twin} differs only in case)" if twin else ""
+            out.append(Finding("DANGLING", "error", f"{target} does not exist{note}", row.file, row.line, row.id))
+    return out
 
 
 def empty_globs(ws: Workspace) -> list[Finding]:
@@ -87,26 +104,111 @@ def empty_globs(ws: Workspace) -> list[Finding]:
     return out
 
 
-def unindexed(rows: list[Row], procedures: list[Path]) -> list[Finding]:
-    """A finding per procedure file that no row links (routing files themselves excluded)."""
+def _skill_dir(file: Path, plugin: Path) -> Path | None:
+    """The folder of the nearest SKILL.md at or above FILE's folder, inside PLUGIN."""
+    for folder in (file.parent, *file.parent.parents):
+        if (folder / "SKILL.md").is_file():
+            return folder
+        if folder == plugin:
+            break
+    return None
+
+
+def resolve_reference(target: str, file: Path, plugin: Path) -> list[Path]:
+    """The existing files a mention of TARGET in FILE names, relative to FILE, its Skill, else the
+    plugin: one file, every file a templated path (`{language}/x.md`) matches, or every markdown file
+    of a mentioned folder (`themes/`)."""
+    bases = [file.parent, _skill_dir(file, plugin), plugin]
+    clean = target.removeprefix("@").lstrip("/")
+    for base in dict.fromkeys(b for b in bases if b is not None):
+        path = (base / clean).resolve()
+        if _TEMPLATE.search(clean):
+            found = [p.resolve() for p in base.glob(_TEMPLATE.sub("*", clean)) if p.is_file()]
+        elif clean.endswith("/") and path.is_dir():
+            found = sorted(p.resolve() for p in path.rglob("*.md"))
+        else:
+            found = [path] if exists_exactly(path) else []
+        if found:
+            return found
+    return []
+
+
+def case_twin(target: str, file: Path, plugin: Path) -> Path | None:
+    """A file TARGET names only when case is ignored (`FORMS.md` for `forms.md`): a real break on a
+    case-sensitive disk, reported as such rather than as an unlinked procedure."""
+    bases = [file.parent, _skill_dir(file, plugin), plugin]
+    clean = target.removeprefix("@").lstrip("/")
+    for base in dict.fromkeys(b for b in bases if b is not None):
+        folder = (base / clean).parent
+        if folder.is_dir():
+            twin = next((p for p in folder.iterdir() if p.name.lower() == Path(clean).name.lower()
+                         and p.name != Path(clean).name), None)
+            if twin is not None:
+                return twin.resolve()
+    return None
+
+
+_DIR_WORD = re.compile(r"`((?:[\w{}.-]+/)+)`")
+
+
+def reachable(starts: list[Path], plugin: Path) -> tuple[set[Path], dict[Path, str]]:
+    """Every markdown file reached from STARTS by links, `path.md` code spans, bare `path.md` words or
+    `folder/` code spans, followed through each file reached (a procedure linked from another
+    procedure is indexed); and the files mentioned only with another case (file -> the mention)."""
+    seen: set[Path] = set()
+    twins: dict[Path, str] = {}
+    todo = [p.resolve() for p in starts]
+    while todo:
+        file = todo.pop()
+        if file in seen or not file.is_file() or file.suffix.lower() != ".md":
+            continue
+        seen.add(file)
+        text = read_text(file)
+        for target in [*references(text), *_DIR_WORD.findall(text)]:
+            found = resolve_reference(target, file, plugin)
+            todo += [p for p in found if p not in seen]
+            if not found:
+                twin = case_twin(target, file, plugin)
+                if twin is not None:
+                    twins.setdefault(twin, f"{target} in {file.name}")
+    return seen, twins
+
+
+def unindexed(rows: list[Row], procedures: list[Path], *, plugin: Path | None = None,
+              starts: list[Path] | None = None) -> list[Finding]:
+    """A finding per procedure file that no row links and no file reachable from the routing files
+    (or STARTS: routing and always-loaded files) mentions; routing files themselves excluded."""
     linked = {link.path.resolve() for row in rows for link in row.links}
     sources = {row.file.resolve() for row in rows if row.file is not None}
-    return [Finding("UNINDEXED", "error", f"{p.name} is linked by no routing row", p, None)
-            for p in procedures if p.resolve() not in linked and p.resolve() not in sources]
+    twins: dict[Path, str] = {}
+    if plugin is not None:
+        reached, twins = reachable([*sources, *(starts or []), *(p for p in linked if p.is_file())], plugin)
+        linked |= reached
+    out: list[Finding] = []
+    for p in procedures:
+        if p.resolve() in linked or p.resolve() in sources or p.name == "SKILL.md":
+            continue  # a SKILL.md is a Skill the host lists, not a procedure a row must link
+        twin = twins.get(p.resolve())
+        why = f"mentioned only as {twin} (case differs: a miss on a case-sensitive disk)" if twin else \
+            "linked by no routing row, routing file or procedure"
+        out.append(Finding("UNINDEXED", "error", f"{p.name} is {why}", p, None))
+    return out
 
 
-def budget(files: list[Path], *, token_cap: int, line_cap: int | None = None,
-           char_cap: int | None = None) -> tuple[Budget, list[Finding]]:
-    """The always-loaded budget of FILES and a BUDGET finding per cap exceeded."""
-    texts = [f.read_text(encoding="utf-8") for f in files]
+def measure(host: str, loaded: list[Loaded], *, token_cap: int, line_cap: int | None = None,
+            char_cap: int | None = None) -> tuple[Budget, list[Finding]]:
+    """HOST's session-start budget over LOADED and a BUDGET finding per cap exceeded."""
+    texts = [item.text for item in loaded]
     joined = "\n".join(texts)
+    files = list(dict.fromkeys(item.path for item in loaded))
     measured = Budget(files, sum(t.count("\n") + (0 if t.endswith("\n") or not t else 1) for t in texts),
-                      len(joined), estimate_tokens(joined), token_cap, line_cap, char_cap)
+                      len(joined), estimate_tokens(joined), token_cap, line_cap, char_cap, host,
+                      [f"{item.path.name}: {item.why}" for item in loaded])
     findings: list[Finding] = []
     for what, value, cap in (("estimated tokens", measured.tokens, token_cap), ("lines", measured.lines, line_cap),
                              ("characters", measured.chars, char_cap)):
         if cap is not None and value > cap:
-            findings.append(Finding("BUDGET", "error", f"always-loaded text is {value} {what} (cap {cap})",
+            findings.append(Finding("BUDGET", "error", f"{host}: session-start text is {value} {what} (cap {cap})",
                                     files[0] if files else None, None))
     return measured, findings
 
@@ -114,6 +216,17 @@ def budget(files: list[Path], *, token_cap: int, line_cap: int | None = None,
 def audit(ws: Workspace, rows: list[Row]) -> AuditReport:
     """Audit the workspace's plugin given its parsed ROWS."""
     cfg = ws.config.audit
-    measured, over = budget(ws.always_loaded_files(), token_cap=cfg.token_cap, line_cap=cfg.line_cap,
-                            char_cap=cfg.char_cap)
-    return AuditReport(empty_globs(ws) + dangling(rows) + unindexed(rows, ws.procedure_files()) + over, measured)
+    routing, extra = ws.routing_files(), ws.always_loaded_files()
+    budgets: list[Budget] = []
+    over: list[Finding] = []
+    starts: list[Path] = list(extra)
+    for host in hosts():
+        loaded = session_load(ws.plugin_dir, host, routing=routing, extra=extra)
+        starts += [item.path for item in loaded]
+        measured, found = measure(host, loaded, token_cap=cfg.token_cap, line_cap=cfg.line_cap,
+                                  char_cap=cfg.char_cap)
+        budgets.append(measured)
+        over += found
+    orphans = unindexed(rows, ws.procedure_files(), plugin=ws.plugin_dir, starts=list(dict.fromkeys(starts)))
+    return AuditReport(empty_globs(ws) + dangling(rows) + orphans + over,
+                       max(budgets, key=lambda b: b.tokens) if budgets else None, budgets)

@@ -4,11 +4,12 @@
   should be read (a procedure file, a row id or a Skill; string or list); a truthy `distractor`
   or an empty `expect` makes a negative. A string `distractor` (the near-miss it tempts) is kept
   only in the note.
-- Anthropic skill-creator `evals.json`: `{skill_name, evals: [{id, prompt, expected_output, files,
-  expectations}]}`. Every eval becomes a positive for the rows of that Skill's table (the format
-  says which Skill, not which row); `expected_output`, `expectations` and `files` have no case
-  field and are reported in the note. Trigger-eval lists (`query`/`prompt` + `should_trigger`)
-  are read too: `should_trigger: false` makes a negative.
+- Anthropic skill-creator `evals/evals.json`: `{skill_name, evals: [{id, prompt, expected_output,
+  files, expectations}]}`. Every eval becomes a positive for `--target` (a row or a Skill), else
+  for the Skill `skill_name` names (every procedure its rows link); `expected_output`,
+  `expectations`, `files` and any other field have no case field and are each noted.
+- skill-creator trigger-eval sets (`run_eval.py --eval-set`): `[{query, should_trigger}]`. The
+  format names no Skill or row, so `--target` is required; `should_trigger: false` is a negative.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 from workbench.core.errors import InputError
 from workbench.core.models import Case
 from workbench.core.paths import suffix_match
-from workbench.core.routing import Row, find_row, required_key, slug
+from workbench.core.routing import Row, find_row, required_key, slug, unknown_row_message
 
 
 @dataclass
@@ -31,6 +32,8 @@ class Imported:
     case: Case
     notes: list[str] = field(default_factory=list)
     source_line: int | None = None
+    unmapped: list[str] = field(default_factory=list)
+    """Fields of the item (dotted for the file's top level) that no case field holds."""
 
 
 def _required_for(name: str, rows: list[Row]) -> tuple[str | None, list[str]]:
@@ -52,7 +55,7 @@ def _case(data: dict[str, Any], **extra: Any) -> Case:
     return Case.model_validate({**data, **extra})
 
 
-def import_routing_eval(path: Path, rows: list[Row]) -> list[Imported]:
+def import_routing_eval(path: Path, rows: list[Row], *, target: str | None = None) -> list[Imported]:
     """Cases from a skill-routing-eval JSONL file."""
     out: list[Imported] = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
@@ -71,8 +74,7 @@ def import_routing_eval(path: Path, rows: list[Row]) -> list[Imported]:
         distractor = item.get("distractor")
         if isinstance(distractor, str) and distractor:
             notes.append(f"distractor {distractor!r} (the near-miss this prompt tempts) has no case field")
-        for key in sorted(set(item) - {"id", "prompt", "expect", "distractor"}):
-            notes.append(f"field {key!r} not mapped")
+        unmapped = [key for key in item if key not in {"id", "prompt", "expect", "distractor"}]
         if distractor is True or not names:
             case = _case({"id": case_id, "target": "none", "kind": "negative", "prompt": item["prompt"], "moment": "end"})
             notes.append("negative: scored against every linked procedure; moment `end` assumed")
@@ -88,45 +90,92 @@ def import_routing_eval(path: Path, rows: list[Row]) -> list[Imported]:
             case = _case({"id": case_id, "target": target or names[0], "kind": "positive", "prompt": item["prompt"],
                           "required": required})
             notes.append("moment `edit` assumed (the format has no moment); set it per case")
-        out.append(Imported(case, notes, number))
+        out.append(Imported(case, notes, number, unmapped))
     return out
 
 
-def import_skill_creator(path: Path, rows: list[Row]) -> list[Imported]:
-    """Cases from a skill-creator `evals.json` (or a trigger-eval list)."""
+def _target(target: str, rows: list[Row]) -> tuple[str, list[str], str]:
+    """(case target, required files, what it is) for `--target`: a row id, else a Skill name."""
+    row = find_row(rows, target)
+    if row is not None and row.links:
+        return row.id, [required_key(link, row) for link in row.links], f"row {row.id}"
+    skill_rows = [r for r in rows if r.skill.split(":")[-1] == target and r.links]
+    if skill_rows:
+        files = list(dict.fromkeys(required_key(lk, r) for r in skill_rows for lk in r.links))
+        return target, files, f"Skill {target!r} ({len(skill_rows)} rows)"
+    raise InputError(unknown_row_message(rows, target) + " and no Skill has that name", field="--target")
+
+
+def _load_json(path: Path) -> Any:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {exc.msg}", file=str(path), line=exc.lineno) from None
-    skill = data.get("skill_name") if isinstance(data, dict) else None
-    evals = data.get("evals") if isinstance(data, dict) else data
-    if not isinstance(evals, list):
-        raise InputError("expected {skill_name, evals: [...]} or a list", file=str(path), field="evals")
-    skill_rows = [r for r in rows if r.links and (skill is None or r.skill.split(":")[-1] == skill)]
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", file=str(path)) from None
+
+
+def _unmapped(item: dict[str, Any], mapped: set[str], where: str = "") -> list[str]:
+    return [f"{where}{key}" for key in item if key not in mapped]
+
+
+def _trigger_cases(items: list[Any], path: Path, rows: list[Row], *, target: str, prompt_keys: tuple[str, ...],
+                   mapped: set[str], id_prefix: str, field_prefix: str) -> list[Imported]:
+    case_target, required, what = _target(target, rows)
     out: list[Imported] = []
-    for index, item in enumerate(evals):
-        if not isinstance(item, dict) or not isinstance(item.get("prompt", item.get("query")), str):
-            raise InputError("each eval needs a string prompt", file=str(path), field=f"evals[{index}].prompt")
-        prompt = item.get("prompt", item.get("query"))
+    for index, item in enumerate(items):
+        prompt = next((item.get(k) for k in prompt_keys if isinstance(item, dict) and isinstance(item.get(k), str)),
+                      None)
+        if not isinstance(item, dict) or prompt is None:
+            raise InputError(f"each item needs a string {' or '.join(prompt_keys)}", file=str(path),
+                             field=f"{field_prefix}[{index}].{prompt_keys[0]}")
         notes: list[str] = []
-        case_id = slug(f"{skill or path.stem}-{item.get('id', index + 1)}")
-        for key in ("expected_output", "expectations", "files"):
-            if item.get(key):
-                notes.append(f"{key} not mapped (graded output, not a read-before-acting check)")
+        case_id = slug(f"{id_prefix}-{item.get('id', index + 1)}")
         if item.get("should_trigger") is False:
             case = _case({"id": case_id, "target": "none", "kind": "negative", "prompt": prompt, "moment": "end"})
             notes.append("should_trigger false: negative against every linked procedure; moment `end` assumed")
         else:
-            required = list(dict.fromkeys(required_key(lk, r) for r in skill_rows for lk in r.links))
-            if not required:
-                notes.append(f"Skill {skill!r} has no routing rows here; required left as its SKILL.md")
-                required = [f"{skill or '*'}/SKILL.md"]
-            case = _case({"id": case_id, "target": skill or "skill", "kind": "positive", "prompt": prompt,
+            case = _case({"id": case_id, "target": case_target, "kind": "positive", "prompt": prompt,
                           "required": required})
-            notes.append("the format names the Skill, not a row: every procedure of its table is required; "
-                         "narrow `required` and set `moment` by hand")
-        out.append(Imported(case, notes))
+            notes.append(f"target {what}: its linked procedures are required; set `moment` by hand (edit assumed)")
+        out.append(Imported(case, notes, unmapped=_unmapped(item, mapped)))
     return out
 
 
-IMPORTERS = {"routing-eval": import_routing_eval, "skill-creator": import_skill_creator}
+def import_skill_creator(path: Path, rows: list[Row], *, target: str | None = None) -> list[Imported]:
+    """Cases from a skill-creator `evals/evals.json` (`{skill_name, evals: [...]}`)."""
+    data = _load_json(path)
+    if isinstance(data, list):
+        raise InputError("a list is a trigger-eval set: use --format trigger-eval (with --target)", file=str(path))
+    if not isinstance(data, dict) or not isinstance(data.get("evals"), list):
+        raise InputError("expected {skill_name, evals: [...]}", file=str(path), field="evals")
+    skill = data.get("skill_name")
+    chosen = target or (skill if isinstance(skill, str) and skill else None)
+    if chosen is None:
+        raise InputError("evals.json names no skill_name: pass --target ROW|SKILL", file=str(path),
+                         field="skill_name")
+    out = _trigger_cases(data["evals"], path, rows, target=chosen, prompt_keys=("prompt",),
+                         mapped={"id", "prompt", "should_trigger"}, id_prefix=str(skill or path.stem),
+                         field_prefix="evals")
+    top = _unmapped(data, {"skill_name", "evals"}, "(top level) ")
+    for item in out:
+        item.unmapped[:0] = top
+    return out
+
+
+def import_trigger_eval(path: Path, rows: list[Row], *, target: str | None = None) -> list[Imported]:
+    """Cases from a skill-creator trigger-eval set: `[{query, should_trigger}, ...]` (run_eval.py
+    `--eval-set`). It names no Skill or row, so TARGET is required."""
+    data = _load_json(path)
+    if not isinstance(data, list):
+        raise InputError("expected a list of {query, should_trigger}", file=str(path))
+    if target is None:
+        raise InputError("a trigger-eval list names no Skill or row: pass --target ROW|SKILL", file=str(path),
+                         field="--target")
+    return _trigger_cases(data, path, rows, target=target, prompt_keys=("query", "prompt"),
+                          mapped={"id", "query", "prompt", "should_trigger"}, id_prefix=path.stem,
+                          field_prefix="")
+
+
+IMPORTERS = {"routing-eval": import_routing_eval, "skill-creator": import_skill_creator,
+             "trigger-eval": import_trigger_eval}

@@ -70,16 +70,6 @@ def case_toml(case: Case, *, comment: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_case(case: Case, folder: Path, *, comment: str = "", force: bool = False) -> Path:
-    """Write CASE to FOLDER/<id>.toml (refuses to overwrite unless FORCE)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{case.id}.toml"
-    if path.exists() and not force:
-        raise InputError("case file exists; pass --force to overwrite", file=str(path), field="id")
-    path.write_text(case_toml(case, comment=comment), encoding="utf-8")
-    return path
-
-
 def naive_problems(case: Case, rows: list[Row]) -> list[str]:
     """Why a positive case's prompt is not naive: it names the Skill or a procedure file."""
     if case.kind != "positive":

@@ -19,7 +19,7 @@ from workbench.core.locate import field_name, key_line
 from workbench.core.models import Case
 from workbench.core.moments import parse_moment
 from workbench.core.paths import suffix_match
-from workbench.core.routing import Row, find_row, parse_files, required_key
+from workbench.core.routing import Row, find_row, parse_files, required_key, unknown_row_message
 
 
 def linked_procedures(rows: list[Row]) -> list[str]:
@@ -43,14 +43,32 @@ def default_required(case: Case, rows: list[Row]) -> list[str]:
 
 def workspace_rows_for(path: Path) -> list[Row]:
     """The routing rows of the workspace a case file belongs to (found upward from it)."""
+    return workspace_rows_and_recorded(path)[0]
+
+
+def workspace_rows_and_recorded(path: Path) -> tuple[list[Row], dict[str, str]]:
+    """The rows of the workspace a case file belongs to, and its `[rows]` (id -> what the row said)."""
     from workbench.core.workspace import load_workspace
 
     ws = load_workspace(path.parent)
-    return parse_files(ws.routing_files(), plugin=ws.plugin_dir) if ws.plugin_dir.is_dir() else []
+    rows = parse_files(ws.routing_files(), plugin=ws.plugin_dir) if ws.plugin_dir.is_dir() else []
+    return rows, dict(ws.config.rows)
+
+
+def check_target(case: Case, rows: list[Row], recorded: dict[str, str]) -> str | None:
+    """Why a positive case's target names nothing (no row, no Skill), or None. A row that vanished
+    (its linked file renamed, its text rewritten) is named with what it said and the closest ids."""
+    if case.kind != "positive" or case.target == "none" or not rows or find_row(rows, case.target) is not None:
+        return None
+    if any(row.skill.split(":")[-1] == case.target for row in rows):
+        return None
+    message = unknown_row_message(rows, case.target)
+    was = recorded.get(case.target)
+    return message + (f"; it said: {was!r}" if was else "")
 
 
 def parse_case(data: Any, *, file: str | None = None, text: str = "", default_id: str | None = None,
-               rows: list[Row] | None = None) -> Case:
+               rows: list[Row] | None = None, recorded: dict[str, str] | None = None) -> Case:
     """Validate decoded data as a Case (id defaults to the file stem); bad input -> InputError.
 
     With ROWS, empty `required` defaults from the routing rows (see `default_required`).
@@ -69,6 +87,9 @@ def parse_case(data: Any, *, file: str | None = None, text: str = "", default_id
         parse_moment(case.moment)
     except InputError as exc:
         raise InputError(exc.message, file=file, line=key_line(text, ("moment",)), field="moment") from None
+    problem = check_target(case, rows, recorded or {}) if rows is not None else None
+    if problem:
+        raise InputError(problem, file=file, line=key_line(text, ("target",)), field="target")
     if rows is not None and (not case.required or case.exceptions):
         case = case.model_copy(update={"required": default_required(case, rows)})
     if case.kind == "positive" and not case.required:
@@ -78,8 +99,8 @@ def parse_case(data: Any, *, file: str | None = None, text: str = "", default_id
     return case
 
 
-def load_case(path: str | Path, rows: list[Row] | None = None) -> Case:
-    """Load one case from a TOML file; ROWS default to its workspace's routing rows."""
+def load_case(path: str | Path, rows: list[Row] | None = None, recorded: dict[str, str] | None = None) -> Case:
+    """Load one case from a TOML file; ROWS (and RECORDED) default to its workspace's."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -91,17 +112,17 @@ def load_case(path: str | Path, rows: list[Row] | None = None) -> Case:
         found = re.search(r"line (\d+)", str(exc))
         raise InputError(f"invalid TOML: {exc}", file=str(path), line=int(found.group(1)) if found else None) from None
     if rows is None:
-        rows = workspace_rows_for(path)
-    return parse_case(data, file=str(path), text=text, default_id=path.stem, rows=rows)
+        rows, recorded = workspace_rows_and_recorded(path)
+    return parse_case(data, file=str(path), text=text, default_id=path.stem, rows=rows, recorded=recorded)
 
 
 def load_cases(folder: str | Path) -> list[Case]:
     """Every `*.toml` case in FOLDER, sorted by file name; ids must be unique."""
     cases: list[Case] = []
     seen: dict[str, str] = {}
-    rows = workspace_rows_for(Path(folder) / "x.toml")
+    rows, recorded = workspace_rows_and_recorded(Path(folder) / "x.toml")
     for path in sorted(Path(folder).glob("*.toml")):
-        case = load_case(path, rows)
+        case = load_case(path, rows, recorded)
         if case.id in seen:
             raise InputError(f"duplicate case id {case.id!r} (also in {seen[case.id]})", file=str(path), field="id")
         seen[case.id] = str(path)

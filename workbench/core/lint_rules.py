@@ -41,6 +41,7 @@ IMPERATIVES = ACTION_WORDS + (
     "research", "reproduce", "prototype", "build", "draft", "specify", "spawn", "delegate", "dispatch",
     "consult", "ask", "record", "save", "generate", "refactor", "upgrade", "configure", "set", "modify",
     "investigate", "explain", "document", "grill", "stress-test", "prune", "profile", "benchmark", "port",
+    "trace", "replace",
 )
 """Verbs that, first in a trigger, make it an imperative naming the action ("Edit tracked files ...").
 "claim" is deliberately absent: "Claim readiness" was measured as a state (0/5)."""

@@ -43,6 +43,8 @@ class Block:
     kind: BlockKind
     line: int
     cells: tuple[tuple[Piece, ...], ...]
+    header: tuple[str, ...] = ()
+    """A table row's column headings (plain text), else empty."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,8 @@ def blocks(body: str, *, offset: int = 0) -> list[Block]:
     out: list[Block] = []
     items = 0
     in_body = False
+    in_head = False
+    header: list[str] = []
     row: list[tuple[Piece, ...]] = []
     row_line = 0
     tokens = _PARSER.parse(body)
@@ -135,6 +139,12 @@ def blocks(body: str, *, offset: int = 0) -> list[Block]:
             items += 1
         elif tok.type == "list_item_close":
             items -= 1
+        elif tok.type == "thead_open":
+            in_head, header = True, []
+        elif tok.type == "thead_close":
+            in_head = False
+        elif tok.type == "inline" and in_head:
+            header.append(tok.content)
         elif tok.type == "tbody_open":
             in_body = True
         elif tok.type == "tbody_close":
@@ -142,10 +152,35 @@ def blocks(body: str, *, offset: int = 0) -> list[Block]:
         elif tok.type == "tr_open" and in_body:
             row, row_line = [], (tok.map[0] if tok.map else 0) + 1 + offset
         elif tok.type == "tr_close" and in_body:
-            out.append(Block("table", row_line, tuple(row)))
+            out.append(Block("table", row_line, tuple(row), tuple(header)))
         elif tok.type == "inline" and in_body and tokens[i - 1].type == "td_open":
             row.append(_pieces(tok, row_line))
         elif tok.type == "inline" and tokens[i - 1].type == "paragraph_open":
             line = (tok.map[0] if tok.map else 0) + 1 + offset
             out.append(Block("item" if items else "paragraph", line, (_pieces(tok, line),)))
     return out
+
+
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
+_PATH_WORD = re.compile(r"(?<![\w/.@-])@?((?:\.{0,2}/)?(?:[\w{}.-]+/)*[\w{}-]+\.md)(?![\w/-])", re.IGNORECASE)
+
+
+def references(text: str) -> list[str]:
+    """Every local markdown file TEXT mentions outside code blocks, as written: link targets,
+    `path.md` code spans and bare `path.md` words (a procedure named in prose is not orphaned)."""
+    out: list[str] = []
+    for block in blocks(front_matter(text).body):
+        for cell in block.cells:
+            for piece in cell:
+                if piece.kind == "link":
+                    href = piece.href.split("#")[0].strip()
+                    if href and not _SCHEME.match(href) and href.lower().endswith(".md"):
+                        out.append(href)
+                else:
+                    out += [m.group(1) for m in _PATH_WORD.finditer(piece.text)]
+    return list(dict.fromkeys(out))
+
+
+def path_words(text: str) -> list[str]:
+    """Every `*.md` path written anywhere in TEXT (a hook script, a manifest)."""
+    return list(dict.fromkeys(m.group(1) for m in _PATH_WORD.finditer(text)))

@@ -45,7 +45,12 @@ _LEAD_TAIL = re.compile(rf"[\s:,;—–>→-]*(?:(?:then|first|also)\s+)?(?:{_RE
 _TRAIL_HEAD = re.compile(r"^[\s:,;—–>→-]*")
 _SEPARATED = re.compile(r"[:—–→]\s*$|\s-\s*$|\s(?:->|=>)\s*$")
 _ANTI = re.compile(r"^\W*(don'?t|do not|never|avoid|bad|wrong|not|no)\b|❌|🚫", re.IGNORECASE)
-_CUT = re.compile(r"[;]|\.\s")
+_CUT = re.compile(r"[;]|(?<!\bvs)(?<!\be\.g)(?<!\bi\.e)\.\s")
+_INDEX_ITEM = re.compile(r"^[\s*_]*(?:[—–:]|-\s|->|→)\s*(\S.*)$")
+_POINTS = re.compile(r"(?:[:—–→]|\s-|->)\s*$|\b(?:read|see|open|load|consult|follow)\s*$", re.IGNORECASE)
+_READ_BEFORE = re.compile(r"\b(?:read|see|open|load|consult|follow)\s+$", re.IGNORECASE)
+_OUTPUT = re.compile(r"\b(?:save[sd]?|writes?|written|output|store[sd]?|create[sd]?|generate[sd]?)\b[^.;]*"
+                     r"\b(?:to|into|at|as)\b[\s:*]*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -130,22 +135,27 @@ def _mark_links(sentence: list[Piece], *, bare: bool) -> list[Piece | tuple[str,
     turned into (label, target, line) tuples."""
     out: list[Piece | tuple[str, str, int]] = []
     leading = True
+    before = ""
     for i, piece in enumerate(sentence):
         nxt = sentence[i + 1].text if i + 1 < len(sentence) and sentence[i + 1].kind == "text" else ""
-        if piece.kind == "link" and is_procedure_href(piece.href):
+        output = bool(_OUTPUT.search(before))
+        if piece.kind == "link" and is_procedure_href(piece.href) and not output:
             out.append((piece.text, piece.href.split("#")[0].strip(), piece.line))
-        elif piece.kind == "code" and _MD_PATH.match(piece.text) and (
-                bare or (leading and re.match(r"^\s*(?:[—–:]|-\s|->|→)", nxt))):
+        elif piece.kind == "code" and _MD_PATH.match(piece.text) and not output and (
+                bare or (leading and re.match(r"^\s*(?:[—–:]|-\s|->|→)", nxt)) or _POINTS.search(before)):
             out.append((piece.text, piece.text, piece.line))
-        elif piece.kind == "text" and bare:
+        elif piece.kind == "text" and not output:
             last = 0
             for m in _BARE_PATH.finditer(piece.text):
+                if not bare and not _READ_BEFORE.search(before + piece.text[:m.start()]):
+                    continue
                 out.append(Piece("text", piece.text[last:m.start()], piece.line))
                 out.append((m.group(1), m.group(1), piece.line))
                 last = m.end()
             out.append(Piece("text", piece.text[last:], piece.line))
         else:
             out.append(piece)
+        before += f"`{piece.text}`" if piece.kind == "code" else piece.text
         if piece.kind != "text" or piece.text.strip(" *_"):
             leading = False
     return out
@@ -203,6 +213,9 @@ def _table_row(block: Block, file: Path, skill: str, fallback: Path | None) -> R
     cells = block.cells
     if not cells:
         return None
+    anti = [i for i, head in enumerate(block.header) if _ANTI.search(head)]
+    if anti and any(p.kind == "link" for i in anti if i < len(cells) for p in cells[i]):
+        return None  # a link in a "Bad" / "Don't" column is an anti-example
     first = _mark_links(list(cells[0]), bare=False)
     rest = [p for cell in cells[1:] for p in (*_mark_links(list(cell), bare=False), Piece("text", " | ", block.line))]
     if rest:
@@ -237,6 +250,11 @@ def _sentence_row(sentence: list[Piece], block: Block, file: Path, skill: str, f
     if side == "after":
         trigger = _TRAIL_HEAD.sub("", _CUT.split(tail, maxsplit=1)[0] if len(links) == 1 else links[0].clause).strip()
         why = "the clause follows the link (\"[y](y.md) before X\", \"**`y.md`** - Read when X\")"
+    elif block.kind == "item" and not as_map and not lead.strip(" *_") and _INDEX_ITEM.match(tail if len(links) == 1
+                                                                                             else links[0].after):
+        found = _INDEX_ITEM.match(tail if len(links) == 1 else links[0].after)
+        trigger = _CUT.split(found.group(1) if found else "", maxsplit=1)[0].strip()
+        why = "the file first, then what it is for (\"**`y.md`** - what it covers\")"
     else:
         trigger = _LEAD_TAIL.sub("", lead).strip()
         why = "the clause comes before the link (\"Before X, read [y](y.md)\")"

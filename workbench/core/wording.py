@@ -1,31 +1,31 @@
-"""Wording -> arm: one routing row's new text committed on `workbench/arm/NAME` of the plugin repo.
+"""Wording -> new file text: a routing row's replacement, checked, as pure text operations.
 
-The commit is built from HEAD's tree in a temporary index (GitPython), so it holds exactly that
-one line's change, and the user's working tree, index and current branch are never touched. The
-plugin may be a subfolder of a larger repo: the commit is made on the enclosing repo. An arm may
-also carry environment variables for the host; those are stored under `[arms.NAME]` in
-`workbench.toml` (the only file this module writes in the user's tree, and only when env is given).
+`edit_row` turns a row's new wording into the routing file's whole new text: a table, list or
+prose row has its one line replaced; a `description` row is edited structurally in the YAML front
+matter (a folded `description: >` stays a block scalar, other keys and the body are untouched).
+`row_problems` says why the edited text is not a usable arm: the line is no routing row any more,
+or it links a file that does not exist. The git commit of an arm is made by
+`workbench.authoring.arms`; this module writes nothing.
 """
 
 from __future__ import annotations
 
-import io
-import json
 import re
+import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import git
-from git.index.typ import BaseIndexEntry
-from gitdb.base import IStream
+import yaml
 
 from workbench.core.errors import InputError
-from workbench.core.routing import Row, assign_ids, find_row, parse_text, unknown_row_message
-from workbench.core.workspace import FILENAME, Workspace
+from workbench.core.markdown import front_matter
+from workbench.core.routing import Link, Row, parse_text
 
 BRANCH_PREFIX = "workbench/arm/"
 BASELINE = "baseline"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_BLOCK = re.compile(r"^(?P<key>[A-Za-z_][\w.-]*)\s*:\s*(?P<style>[>|][+-]?\d*)\s*(?:#.*)?$")
 
 
 @dataclass(frozen=True)
@@ -39,35 +39,11 @@ class ArmInfo:
     row: str | None = None
 
 
-def open_repo(plugin: Path) -> git.Repo:
-    """The git repo holding the plugin folder (the plugin may be a subfolder)."""
-    try:
-        return git.Repo(plugin, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        raise InputError(f"plugin folder is not inside a git repo: {plugin}", field="plugin.path") from None
-
-
-def _rel(repo: git.Repo, path: Path) -> str:
-    return path.resolve().relative_to(Path(str(repo.working_tree_dir)).resolve()).as_posix()
-
-
-def head_rows(ws: Workspace, repo: git.Repo) -> tuple[list[Row], dict[Path, str]]:
-    """Routing rows of the routing files as committed at HEAD, and those files' HEAD texts."""
-    try:
-        tree = repo.head.commit.tree
-    except ValueError:
-        raise InputError("the plugin repo has no commit yet", field="plugin.path") from None
-    rows: list[Row] = []
-    texts: dict[Path, str] = {}
-    for path in ws.routing_files():
-        try:
-            blob = tree / _rel(repo, path)
-        except KeyError:
-            continue  # not committed: no arm can edit it
-        text = blob.data_stream.read().decode("utf-8")
-        texts[path] = text
-        rows += parse_text(text, path, plugin=ws.plugin_dir)
-    return assign_ids(rows), texts
+def check_arm_name(name: str) -> None:
+    """An InputError unless NAME can name an arm (and a branch)."""
+    if not _NAME.match(name) or name == BASELINE:
+        raise InputError(f"arm name {name!r}: use letters, digits, '.', '_' or '-' (not 'baseline')",
+                         field="--name")
 
 
 def new_line(row: Row, *, text: str | None = None, trigger: str | None = None) -> str:
@@ -78,9 +54,6 @@ def new_line(row: Row, *, text: str | None = None, trigger: str | None = None) -
         return text
     if trigger is None:
         raise InputError("give --text or --trigger", field="--text")
-    if row.kind == "description":
-        key, _, _ = row.text.partition(":")
-        return f"{key}: {trigger}"
     index = row.text.find(row.trigger)
     if index < 0:
         raise InputError(f"cannot find the trigger of row {row.id!r} in its line", field="ROW")
@@ -96,79 +69,68 @@ def replace_line(text: str, line: int, replacement: str) -> str:
     return "".join(lines)
 
 
-def create_arm(ws: Workspace, row_id: str, name: str, *, text: str | None = None, trigger: str | None = None,
-               env: dict[str, str] | None = None, force: bool = False) -> ArmInfo:
-    """Commit ROW's new wording on `workbench/arm/NAME` (parent: HEAD) and return the arm."""
-    if not _NAME.match(name) or name == BASELINE:
-        raise InputError(f"arm name {name!r}: use letters, digits, '.', '_' or '-' (not 'baseline')",
-                         field="--name")
-    repo = open_repo(ws.plugin_dir)
-    rows, texts = head_rows(ws, repo)
-    row = find_row(rows, row_id)
-    if row is None or row.file is None:
-        raise InputError(unknown_row_message(rows, row_id) + " at HEAD", field="ROW")
-    replacement = new_line(row, text=text, trigger=trigger)
-    if replacement == row.text:
-        raise InputError("the new text is the row's current text", field="--text")
-    branch = BRANCH_PREFIX + name
-    if branch in [h.name for h in repo.heads] and not force:
-        raise InputError(f"arm {name!r} exists ({branch}); pass --force to replace it", field="--name")
-    base = repo.head.commit
-    rel = _rel(repo, row.file)
-    data = replace_line(texts[row.file], row.line, replacement).encode("utf-8")
-    stream = repo.odb.store(IStream("blob", len(data), io.BytesIO(data)))
-    mode = (base.tree / rel).mode
-    index = git.IndexFile.from_tree(repo, base)
-    index.add([BaseIndexEntry((mode, stream.binsha, 0, rel))], write=False)
-    tree = index.write_tree()
-    message = f"workbench arm {name}: row {row.id}\n\n- {row.text.strip()}\n+ {replacement.strip()}\n"
-    commit = git.Commit.create_from_tree(repo, tree, message, parent_commits=[base], head=False)
-    repo.create_head(branch, commit, force=force)
-    if env:
-        store_arm_env(ws, name, env, row=row.id, ref=branch)
-    return ArmInfo(name, branch, commit.hexsha, dict(env or {}), row.id)
+def _scalar(key: str, value: str) -> list[str]:
+    dumped = yaml.safe_dump({key: value}, width=10**6, allow_unicode=True, default_flow_style=False)
+    return dumped.rstrip("\n").split("\n")
 
 
-def store_arm_env(ws: Workspace, name: str, env: dict[str, str], *, row: str | None = None,
-                  ref: str | None = None) -> Path:
-    """Append `[arms.NAME]` (ref, row, env) to the workspace's workbench.toml."""
-    file = ws.file or ws.root / FILENAME
-    text = file.read_text(encoding="utf-8") if file.is_file() else ""
-    if name in ws.config.arms or re.search(rf"^\[arms\.{re.escape(name)}\]", text, re.MULTILINE):
-        raise InputError(f"[arms.{name}] is already in the workspace file", file=str(file), field=f"arms.{name}")
-    lines = [f"\n[arms.{name}]"]
-    if ref:
-        lines.append(f"ref = {json.dumps(ref)}")
-    if row:
-        lines.append(f"row = {json.dumps(row)}")
-    lines.append("env = { " + ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in env.items()) + " }")
-    file.write_text(text.rstrip("\n") + "\n" + "\n".join(lines) + "\n", encoding="utf-8")
-    return file
+def edit_front_matter(text: str, key: str, value: str) -> str:
+    """TEXT with front matter KEY set to VALUE; a block scalar (`>`, `|-`) keeps its style and indent,
+    every other line of the file is kept byte for byte."""
+    fm = front_matter(text)
+    lines = text.split("\n")
+    if key not in fm.lines:
+        if not fm.data and not (lines and lines[0].strip() == "---"):
+            raise InputError("the file has no YAML front matter", field="--text")
+        close = fm.offset - 1  # 0-based index of the closing `---`
+        return "\n".join(lines[:close] + _scalar(key, value) + lines[close:])
+    first, last = fm.lines[key]
+    block = _BLOCK.match(lines[first - 1])
+    if block:
+        body = [ln for ln in lines[first:last] if ln.strip()]
+        indent = re.match(r"\s*", body[0]).group(0) if body else "  "  # type: ignore[union-attr]
+        style = block.group("style")
+        if style.startswith(">"):
+            wrapped = textwrap.wrap(" ".join(value.split()), width=max(40, 100 - len(indent))) or [""]
+        else:
+            wrapped = value.split("\n")
+        new = [f"{key}: {style}"] + [indent + ln if ln else "" for ln in wrapped]
+    else:
+        new = _scalar(key, value)
+    out = "\n".join(lines[:first - 1] + new + lines[last:])
+    got = front_matter(out).data.get(key)
+    if not isinstance(got, str) or " ".join(got.split()) != " ".join(value.split()):
+        raise InputError(f"front matter {key!r} would not read back as the new text", field="--text")
+    return out
 
 
-def list_arms(ws: Workspace) -> list[ArmInfo]:
-    """baseline (HEAD), every `workbench/arm/*` branch, and the `[arms.*]` of the workspace file."""
-    repo = open_repo(ws.plugin_dir)
-    arms = {BASELINE: ArmInfo(BASELINE, "HEAD", repo.head.commit.hexsha if repo.head.is_valid() else None)}
-    for head in repo.heads:
-        if head.name.startswith(BRANCH_PREFIX):
-            name = head.name[len(BRANCH_PREFIX):]
-            arms[name] = ArmInfo(name, head.name, head.commit.hexsha)
-    for name, cfg in ws.config.arms.items():
-        ref = cfg.ref or (BRANCH_PREFIX + name if name in arms else "HEAD")
-        try:
-            sha: str | None = repo.commit(ref).hexsha
-        except (git.BadName, ValueError):
-            sha = None
-        arms[name] = ArmInfo(name, ref, sha, dict(cfg.env), cfg.row)
-    return list(arms.values())
+def edit_row(file_text: str, row: Row, *, text: str | None = None, trigger: str | None = None) -> str:
+    """The routing file's whole new text with ROW's new wording (see the module docstring)."""
+    if row.kind == "description":
+        value = trigger if trigger is not None else text
+        if value is None:
+            raise InputError("give --text or --trigger", field="--text")
+        value = re.sub(r"^\s*description\s*:\s*", "", value) if trigger is None else value
+        return edit_front_matter(file_text, "description", value)
+    return replace_line(file_text, row.line, new_line(row, text=text, trigger=trigger))
 
 
-def resolve_arm(ws: Workspace, name: str) -> ArmInfo:
-    """The arm called NAME (for a batch's `--arms NAME`); unknown names are an InputError."""
-    for arm in list_arms(ws):
-        if arm.name == name:
-            if arm.sha is None:
-                raise InputError(f"arm {name!r}: ref {arm.ref!r} does not exist", field="--arms")
-            return arm
-    raise InputError(f"no arm {name!r} (see `workbench arm list`)", field="--arms")
+def edited_row(new_text: str, row: Row, *, plugin: Path | None = None) -> Row | None:
+    """The row at ROW's place in NEW_TEXT (the description, or the row on its line), else None."""
+    if row.file is None:
+        return None
+    rows = parse_text(new_text, row.file, plugin=plugin)
+    if row.kind == "description":
+        return next((r for r in rows if r.kind == "description"), None)
+    return next((r for r in rows if r.line == row.line), None)
+
+
+def row_problems(new_text: str, row: Row, exists: Callable[[Link], bool], *,
+                 plugin: Path | None = None) -> list[str]:
+    """Why NEW_TEXT does not hold a usable version of ROW: no row there, or links to missing files."""
+    edited = edited_row(new_text, row, plugin=plugin)
+    if edited is None:
+        line = new_text.split("\n")[row.line - 1] if 0 < row.line <= new_text.count("\n") + 1 else ""
+        return [f"the new text is not a routing row ({line.strip()[:80]!r}: no link to a procedure with a "
+                "clause saying when)"]
+    return [f"it links {link.target}, which does not exist" for link in edited.links if not exists(link)]

@@ -7,8 +7,10 @@ Every path in the file is relative to the file's folder; errors name file, line 
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +36,8 @@ class PluginConfig(BaseModel):
     procedures: list[str] = Field(default_factory=lambda: ["skills/*/workflows/*.md"],
                                   description="Globs of procedure files; audit reports those no row links.")
     always_loaded: list[str] = Field(default_factory=list,
-                                     description="Globs of text loaded into every session (budget audit); "
-                                                 "default: the routing files.")
+                                     description="Globs of extra text every host loads at session start "
+                                                 "(budget audit), beside what the audit finds itself.")
 
 
 class Defaults(BaseModel):
@@ -85,6 +87,9 @@ class WorkspaceFile(BaseModel):
     guarded: list[str] = Field(default_factory=list, description="Paths the guard protects (globs).")
     audit: AuditConfig = Field(default_factory=AuditConfig)
     arms: dict[str, ArmConfig] = Field(default_factory=dict)
+    rows: dict[str, str] = Field(default_factory=dict,
+                                 description="Row ids cases and arms refer to -> what the row said (trigger -> links); "
+                                             "written by workbench so a vanished row fails loudly.")
 
 
 class Workspace(BaseModel):
@@ -137,9 +142,8 @@ class Workspace(BaseModel):
         return [p for p in self._glob(self.config.plugin.procedures) if p not in routing]
 
     def always_loaded_files(self) -> list[Path]:
-        """Always-loaded files (default: the routing files)."""
-        return self._glob(self.config.plugin.always_loaded) if self.config.plugin.always_loaded \
-            else self.routing_files()
+        """Files the `always_loaded` globs add to every host's session-start text."""
+        return self._glob(self.config.plugin.always_loaded)
 
 
 def parse_workspace(text: str, *, file: Path) -> WorkspaceFile:
@@ -213,13 +217,94 @@ max_row_chars = 160
 """
 
 
+@dataclass
+class Layout:
+    """What `init` found in a plugin repo, and a sentence per guess it made."""
+
+    routing: list[str]
+    procedures: list[str]
+    entry: str | None
+    guesses: list[str] = field(default_factory=list)
+
+
+def _entry_skill(folder: Path, skills: list[Path]) -> tuple[str | None, str]:
+    """The entry Skill and why: injected by a SessionStart hook, named `using-*`, the only one, or the
+    one whose SKILL.md names the most other Skills."""
+    from workbench.core.session_load import hook_injected
+
+    names = [s.name for s in skills]
+    for path in hook_injected(folder):
+        if path.name == "SKILL.md" and path.parent.name in names:
+            return path.parent.name, "its SKILL.md is injected by a SessionStart hook (hooks/)"
+    using = [n for n in names if n.startswith("using-")]
+    if len(using) == 1:
+        return using[0], "its name starts with `using-`"
+    if len(names) == 1:
+        return names[0], "the only Skill"
+    if not names:
+        return None, ""
+    def mentions(skill: Path) -> int:
+        text = (skill / "SKILL.md").read_text(encoding="utf-8", errors="replace")
+        return sum(1 for n in names if n != skill.name and re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text))
+    best = max(skills, key=mentions)
+    return (best.name, f"its SKILL.md names {mentions(best)} other Skills, the most") if mentions(best) else \
+        (None, "")
+
+
+def _glob_for(folder: Path, files: list[Path]) -> list[str]:
+    rels = sorted({p.relative_to(folder.resolve()).as_posix() for p in files})
+    parents = {str(Path(r).parent.parent) for r in rels}
+    if len(rels) > 1 and len(parents) == 1 and all(Path(r).name == "SKILL.md" for r in rels):
+        every = sorted(p.relative_to(folder.resolve()).as_posix()
+                       for p in folder.resolve().glob(f"{parents.pop()}/*/SKILL.md"))
+        if every == rels:
+            return [f"{Path(rels[0]).parent.parent.as_posix()}/*/SKILL.md".removeprefix("./")]
+    return rels
+
+
+def guess_layout(folder: Path) -> Layout:
+    """Routing files, procedure globs and the entry Skill of the plugin repo at FOLDER."""
+    from workbench.core.session_load import INSTRUCTION_FILES, has_manifest, manifest_skills
+
+    folder = folder.resolve()
+    guesses: list[str] = []
+    skills, manifest = manifest_skills(folder)
+    if manifest:
+        guesses.append(f"Skills: the {len(skills)} named in {manifest}")
+    else:
+        skills = sorted(p.parent for p in folder.glob("skills/*/SKILL.md")) or \
+            sorted(p.parent for p in folder.glob("**/SKILL.md") if ".git" not in p.parts)
+        if skills:
+            guesses.append(f"Skills: {len(skills)} folder(s) holding a SKILL.md (no manifest lists them)")
+    routing = _glob_for(folder, [s / "SKILL.md" for s in skills])
+    if not has_manifest(folder):
+        for name in dict.fromkeys(n for names in INSTRUCTION_FILES.values() for n in names):
+            path = folder / name
+            if path.is_file() and not path.is_symlink() and ".md" in path.read_text(encoding="utf-8", errors="replace"):
+                routing.append(name)
+                guesses.append(f"routing: {name} (no manifest, so the repo's instruction file routes)")
+    if not routing:
+        routing = ["skills/*/SKILL.md"]
+        guesses.append("routing: no SKILL.md found; the default glob is written (audit will say EMPTY-GLOB)")
+    procedures = sorted({f"{s.relative_to(folder).as_posix()}/**/*.md" for s in skills}) \
+        if len(skills) <= 3 else sorted({f"{Path(r).parent.parent.as_posix()}/**/*.md" for r in
+                                         (s.relative_to(folder) / "SKILL.md" for s in skills)})
+    procedures = procedures or ["skills/*/workflows/*.md"]
+    guesses.append(f"procedures: every markdown file under the Skills ({', '.join(procedures)})")
+    entry, why = _entry_skill(folder, skills)
+    guesses.append(f"entry Skill: {entry} ({why})" if entry else "entry Skill: none found; set plugin.entry_skill")
+    return Layout(routing, procedures, entry, guesses)
+
+
 def init_text(folder: Path) -> str:
-    """A starting `workbench.toml` for a plugin repo at FOLDER (guesses the entry skill)."""
-    skills = sorted(folder.glob("skills/*/SKILL.md")) or sorted(folder.glob("**/SKILL.md"))
-    routing = sorted({p.relative_to(folder).as_posix() for p in skills}) or ["skills/*/SKILL.md"]
-    entry = f'entry_skill = "{skills[0].parent.name}"\n' if skills else ""
-    procs = sorted({(p.parent.relative_to(folder) / "**" / "*.md").as_posix() for p in skills})
-    procs = procs or ["skills/*/workflows/*.md"]
-    fmt = "[" + ", ".join(f'"{r}"' for r in routing) + "]"
-    pfmt = "[" + ", ".join(f'"{r}"' for r in procs) + "]"
-    return INIT_TEMPLATE.format(name=folder.resolve().name, entry=entry, routing=fmt, procedures=pfmt)
+    """A starting `workbench.toml` for a plugin repo at FOLDER (see `guess_layout`)."""
+    return init_layout(folder)[0]
+
+
+def init_layout(folder: Path) -> tuple[str, Layout]:
+    """The starting `workbench.toml` text and the layout (with its guesses) it was written from."""
+    layout = guess_layout(folder)
+    entry = f'entry_skill = "{layout.entry}"\n' if layout.entry else ""
+    fmt = "[" + ", ".join(json.dumps(r) for r in layout.routing) + "]"
+    pfmt = "[" + ", ".join(json.dumps(r) for r in layout.procedures) + "]"
+    return INIT_TEMPLATE.format(name=folder.resolve().name, entry=entry, routing=fmt, procedures=pfmt), layout

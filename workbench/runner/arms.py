@@ -106,7 +106,7 @@ def resolve(ws: Workspace, name: str, ref: str = "", *, plugin: Path | None = No
     """THE arm resolver: NAME=REF in the plugin's repo, NAME=@worktree (the folder as it is, when
     ALLOW_WORKTREE), or a workspace arm's bare NAME; with the env `[arms.NAME]` sets. PLUGIN (default
     the workspace's) is the folder a ref is resolved in."""
-    from workbench.core.wording import resolve_arm as named_arm
+    from workbench.authoring.arms import resolve_arm as named_arm
 
     folder = plugin or ws.plugin_dir
     env = dict(ws.config.arms[name].env) if name in ws.config.arms else {}

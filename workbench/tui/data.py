@@ -78,7 +78,7 @@ class WorkspaceView:
 
     def arms(self) -> list[ArmInfo]:
         """Every arm of the workspace (baseline first); none when the plugin is not in a git repo."""
-        from workbench.core.wording import list_arms  # GitPython: not before the first screen
+        from workbench.authoring.arms import list_arms  # GitPython: not before the first screen
 
         try:
             return list_arms(self.ws)
@@ -96,7 +96,7 @@ class WorkspaceView:
 
 
 def _commit_row(ws: Workspace, sha: str) -> str | None:
-    from workbench.core.wording import open_repo
+    from workbench.authoring.arms import open_repo
 
     message = str(open_repo(ws.plugin_dir).commit(sha).message)
     first = message.splitlines()[0] if message else ""

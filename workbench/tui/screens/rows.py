@@ -181,7 +181,7 @@ class RowsScreen(ForwardsWorkerErrors, Screen[None]):
 
     @work(thread=True, exclusive=True, group="arm", exit_on_error=False)
     def save_arm(self, row_id: str, name: str, text: str) -> None:
-        from workbench.core.wording import create_arm
+        from workbench.authoring.arms import create_arm
 
         try:
             arm = create_arm(self.app.view.ws, row_id, name, text=text)

@@ -1,0 +1,113 @@
+"""Audit by default: per-host session-start budget, UNINDEXED through prose and procedure links, init guesses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from workbench.cli import main
+from workbench.core.audit import audit
+from workbench.core.routing import parse_files
+from workbench.core.session_load import session_load
+from workbench.core.workspace import load_workspace
+
+SKILL = "---\nname: {name}\ndescription: Use before {name}ing.\n---\n\n# {name}\n\n{body}\n"
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def plugin_with_hook(root: Path) -> Path:
+    """A Claude plugin whose SessionStart hook injects its entry Skill; a GEMINI.md that imports it."""
+    return write(root, {
+        ".claude-plugin/plugin.json": json.dumps({"name": "p"}),
+        "gemini-extension.json": json.dumps({"name": "p", "contextFileName": "GEMINI.md"}),
+        "GEMINI.md": "@./skills/using-p/SKILL.md\n",
+        "CLAUDE.md": "# Contributor guidelines\n" + "long text " * 500,
+        "hooks/hooks.json": json.dumps({"hooks": {"SessionStart": [{"hooks": [{"command": "session-start"}]}]}}),
+        "hooks/session-start": '#!/bin/sh\ncat "${PLUGIN_ROOT}/skills/using-p/SKILL.md"\n',
+        "skills/using-p/SKILL.md": SKILL.format(name="use", body="Check skills first. " * 40),
+        "skills/debug/SKILL.md": SKILL.format(name="debug", body="Body text. " * 400 +
+                                              "\nSee `tracing.md` in this directory.\n\n"
+                                              "- **`depth.md`** - layers after the root cause\n"),
+        "skills/debug/tracing.md": "# Tracing\nAlso read [waiting](waiting.md).\n",
+        "skills/debug/waiting.md": "# Waiting\n",
+        "skills/debug/depth.md": "# Depth\n",
+        "skills/debug/orphan.md": "# Nobody mentions me\n",
+    })
+
+
+def test_budget_counts_what_each_host_loads_not_skill_bodies(tmp_path: Path) -> None:
+    plugin = plugin_with_hook(tmp_path)
+    routing = sorted(plugin.glob("skills/*/SKILL.md"))
+    by_host = {h: {(i.path.relative_to(plugin.resolve()).as_posix(), i.why.split()[0]) for i in
+                   session_load(plugin, h, routing=routing, extra=[])} for h in ("claude", "codex", "gemini")}
+    assert by_host["claude"] == {("skills/using-p/SKILL.md", "injected"), ("skills/debug/SKILL.md", "Skill")}
+    assert by_host["codex"] == {("skills/using-p/SKILL.md", "Skill"), ("skills/debug/SKILL.md", "Skill")}
+    assert by_host["gemini"] == {("GEMINI.md", "gemini"), ("skills/using-p/SKILL.md", "imported"),
+                                 ("skills/debug/SKILL.md", "Skill")}
+    debug = next(i for i in session_load(plugin, "codex", routing=routing, extra=[]) if "debug" in str(i.path))
+    assert debug.text.startswith("---\n") and debug.text.endswith("---\n") and "Body text" not in debug.text
+
+
+def test_without_a_manifest_the_repo_instruction_file_is_loaded(tmp_path: Path) -> None:
+    plugin = write(tmp_path, {"AGENTS.md": "Before committing, read [c](skills/s/c.md).\n",
+                              "CLAUDE.md": "See AGENTS.md\n", "skills/s/SKILL.md": SKILL.format(name="s", body=""),
+                              "skills/s/c.md": "# c\n"})
+    names = {h: [i.path.name for i in session_load(plugin, h, routing=[], extra=[])]
+             for h in ("codex", "opencode", "claude")}
+    assert names == {"codex": ["AGENTS.md", "SKILL.md"], "opencode": ["AGENTS.md", "SKILL.md"],
+                     "claude": ["CLAUDE.md", "SKILL.md"]}
+
+
+def test_unindexed_follows_prose_code_spans_and_procedure_links(tmp_path: Path) -> None:
+    plugin = plugin_with_hook(tmp_path / "p")
+    (tmp_path / "workbench.toml").write_text('[plugin]\npath = "p"\nrouting = ["skills/*/SKILL.md"]\n'
+                                             'procedures = ["skills/**/*.md"]\n[audit]\ntoken_cap = 100000\n')
+    ws = load_workspace(tmp_path)
+    report = audit(ws, parse_files(ws.routing_files(), plugin=ws.plugin_dir))
+    assert [(f.rule, f.file.name if f.file else None) for f in report.findings] == [("UNINDEXED", "orphan.md")]
+    claude = next(b for b in report.budgets if b.host == "claude")
+    assert claude.tokens < 1500, "the debug Skill's body and the contributor CLAUDE.md are not loaded"
+    assert plugin.is_dir()
+
+
+def test_audit_prints_one_budget_line_per_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    plugin_with_hook(tmp_path / "p")
+    (tmp_path / "workbench.toml").write_text('[plugin]\npath = "p"\nprocedures = ["skills/**/*.md"]\n')
+    monkeypatch.chdir(tmp_path)
+    assert main(["audit", "--strict"]) == 1
+    out = capsys.readouterr().out
+    assert "session start (claude):" in out and "session start (codex):" in out and "orphan.md" in out
+
+
+def test_init_guesses_from_hook_and_marketplace_and_says_so(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    plugin_with_hook(tmp_path / "p")
+    assert main(["init", str(tmp_path / "p")]) == 0
+    err = capsys.readouterr().err
+    ws = load_workspace(tmp_path / "p")
+    assert ws.config.plugin.entry_skill == "using-p" and ws.config.plugin.routing == ["skills/*/SKILL.md"]
+    assert "guessed: entry Skill: using-p (its SKILL.md is injected by a SessionStart hook" in err
+    market = write(tmp_path / "m", {
+        ".claude-plugin/marketplace.json": json.dumps({"plugins": [{"name": "a", "skills": ["./skills/b"]},
+                                                                   {"name": "c", "skills": ["./skills/c"]}]}),
+        "skills/b/SKILL.md": SKILL.format(name="b", body=""), "skills/c/SKILL.md": SKILL.format(name="c", body="c"),
+        "skills/unlisted/SKILL.md": SKILL.format(name="u", body="")})
+    assert main(["init", str(market)]) == 0
+    err = capsys.readouterr().err
+    ws = load_workspace(market)
+    assert ws.config.plugin.routing == ["skills/b/SKILL.md", "skills/c/SKILL.md"]
+    assert ws.config.plugin.entry_skill is None and "set plugin.entry_skill" in err
+    assert "the 2 named in .claude-plugin/marketplace.json" in err
+    bare = write(tmp_path / "r", {"AGENTS.md": "Before committing, read [c](skills/s/c.md).\n",
+                                  "skills/s/SKILL.md": SKILL.format(name="s", body=""), "skills/s/c.md": "# c\n"})
+    assert main(["init", str(bare)]) == 0
+    assert load_workspace(bare).config.plugin.routing == ["skills/s/SKILL.md", "AGENTS.md"]

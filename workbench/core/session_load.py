@@ -1,0 +1,161 @@
+"""What each host loads into every session from a plugin, before the agent reads anything.
+
+Every host lists the plugin's Skills at session start, so each Skill's front matter (name,
+description) is loaded, never its body. A plugin with a manifest (`.claude-plugin/plugin.json` or
+`marketplace.json`, `.codex-plugin/plugin.json`, `gemini-extension.json`) is installed, so its root
+CLAUDE.md / AGENTS.md are documentation of the repo, not loaded; a plugin without one routes
+through the repo's instruction file, which the host loads: CLAUDE.md (claude, sim), AGENTS.md
+(codex, grok; opencode, else CLAUDE.md), GEMINI.md (gemini). Gemini loads an extension's
+`contextFileName` (default GEMINI.md). Claude Code runs a plugin's SessionStart hooks: the `*.md`
+files its hook scripts name are injected whole. `@path` imports of a loaded CLAUDE.md / GEMINI.md
+are followed. The workspace's `[plugin] always_loaded` globs are added for every host.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.core.hostinfo import NAMES
+from workbench.core.markdown import path_words, read_text
+
+MANIFESTS = (".claude-plugin/plugin.json", ".claude-plugin/marketplace.json", ".codex-plugin/plugin.json",
+             "gemini-extension.json")
+INSTRUCTION_FILES: dict[str, tuple[str, ...]] = {
+    "claude": ("CLAUDE.md",), "sim": ("CLAUDE.md",), "codex": ("AGENTS.md",), "grok": ("AGENTS.md",),
+    "opencode": ("AGENTS.md", "CLAUDE.md"), "gemini": ("GEMINI.md",)}
+"""Per host, the repo instruction file it loads (the first that exists)."""
+HOOK_HOSTS = ("claude", "sim")
+"""Hosts that run a Claude plugin's SessionStart hooks (the sim stands in for Claude Code)."""
+IMPORT_HOSTS = ("claude", "sim", "gemini")
+_IMPORT = re.compile(r"^\s*@(\S+\.md)\s*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """One text a host loads at session start: the file, the loaded part and why it is loaded."""
+
+    path: Path
+    text: str
+    why: str
+
+
+def has_manifest(plugin: Path) -> bool:
+    """The plugin is packaged for a host (installed, not copied into the repo)."""
+    return any((plugin / rel).is_file() for rel in MANIFESTS)
+
+
+def front_matter_source(text: str) -> str:
+    """The leading `---` block of TEXT, fences included ('' without one)."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return ""
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
+    return "\n".join(lines[:end + 1]) + "\n" if end is not None else ""
+
+
+def manifest_skills(folder: Path) -> tuple[list[Path], str | None]:
+    """Skill folders a manifest names (`marketplace.json` plugins' `skills`, `plugin.json` `skills`)."""
+    for rel in (".claude-plugin/marketplace.json", ".claude-plugin/plugin.json", ".codex-plugin/plugin.json"):
+        try:
+            data = json.loads((folder / rel).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        entries = [p for p in data.get("plugins", []) if isinstance(p, dict)] if isinstance(data, dict) else []
+        named: list[object] = []
+        for entry in [data, *entries] if isinstance(data, dict) else []:
+            value = entry.get("skills")
+            named += value if isinstance(value, list) else [value] if isinstance(value, str) else []
+        dirs: list[Path] = []
+        for item in named:
+            base = (folder / str(item)).resolve()
+            dirs += [base] if (base / "SKILL.md").is_file() else sorted(p.parent for p in base.glob("*/SKILL.md"))
+        if dirs:
+            return list(dict.fromkeys(dirs)), rel
+    return [], None
+
+
+def skill_files(plugin: Path, routing: list[Path]) -> list[Path]:
+    """Every Skill a host lists: those a manifest names (else the plugin's `skills/*/SKILL.md`) and
+    the routing files named SKILL.md."""
+    listed, _ = manifest_skills(plugin)
+    skills = [d / "SKILL.md" for d in listed] if listed else sorted(plugin.glob("skills/*/SKILL.md"))
+    found = {p.resolve(): None for p in skills}
+    found.update({p.resolve(): None for p in routing if p.name == "SKILL.md"})
+    return list(found)
+
+
+def hook_injected(plugin: Path) -> list[Path]:
+    """Files a SessionStart hook injects: `*.md` paths (from the plugin root) named in `hooks/` scripts."""
+    hooks = plugin / "hooks" / "hooks.json"
+    try:
+        data = json.loads(hooks.read_text(encoding="utf-8")) if hooks.is_file() else {}
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return []
+    if not isinstance(data, dict) or "SessionStart" not in (data.get("hooks") or {}):
+        return []
+    out: dict[Path, None] = {}
+    for script in sorted((plugin / "hooks").iterdir()):
+        if script.is_file() and script.suffix != ".json":
+            try:
+                text = script.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            for word in path_words(text):
+                word = re.sub(r"^(?:[^/]*[{$][^/]*/)+", "", word)  # `${PLUGIN_ROOT}/skills/x.md`
+                path = (plugin / word.lstrip("/")).resolve()
+                if path.is_file():
+                    out[path] = None
+    return list(out)
+
+
+def _gemini_context(plugin: Path) -> tuple[str, ...]:
+    try:
+        data = json.loads((plugin / "gemini-extension.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return ()
+    name = data.get("contextFileName", "GEMINI.md") if isinstance(data, dict) else "GEMINI.md"
+    return tuple(name) if isinstance(name, list) else (str(name),)
+
+
+def _with_imports(path: Path, why: str, *, follow: bool, seen: set[Path]) -> list[Loaded]:
+    if path in seen or not path.is_file():
+        return []
+    seen.add(path)
+    text = read_text(path)
+    out = [Loaded(path, text, why)]
+    if follow:
+        for target in _IMPORT.findall(text):
+            out += _with_imports((path.parent / target).resolve(), f"imported by {path.name}", follow=True, seen=seen)
+    return out
+
+
+def session_load(plugin: Path, host: str, *, routing: list[Path], extra: list[Path]) -> list[Loaded]:
+    """Every text HOST loads from PLUGIN at session start (see the module docstring)."""
+    seen: set[Path] = set()
+    whole: list[Loaded] = []
+    instruction: tuple[str, ...] = ()
+    if host == "gemini" and (plugin / "gemini-extension.json").is_file():
+        instruction = _gemini_context(plugin)
+    elif not has_manifest(plugin):
+        instruction = INSTRUCTION_FILES.get(host, ())
+    for name in instruction:
+        if (plugin / name).is_file():
+            whole += _with_imports((plugin / name).resolve(), f"{host} loads {name}", follow=host in IMPORT_HOSTS,
+                                   seen=seen)
+            break
+    if host in HOOK_HOSTS:
+        for path in hook_injected(plugin):
+            whole += _with_imports(path, "injected by a SessionStart hook", follow=False, seen=seen)
+    for path in extra:
+        whole += _with_imports(path.resolve(), "[plugin] always_loaded", follow=False, seen=seen)
+    descriptions = [Loaded(p, front_matter_source(read_text(p)), "Skill front matter (name, description)")
+                    for p in skill_files(plugin, routing) if p not in seen]
+    return whole + [d for d in descriptions if d.text]
+
+
+def hosts() -> tuple[str, ...]:
+    """The hosts a budget is measured for."""
+    return NAMES
