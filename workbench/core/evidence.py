@@ -3,11 +3,18 @@
 A shell call that runs `cat F` has read F only if F could be opened. Hosts report the exit code at
 best, never which file failed, so the scorer needs the paths the output itself names. A write
 refusal (`Read-only file system`) is not a read failure and is never reported here.
+
+Some errors name no path at all (`No such file or directory` alone, or `cat: No such file or
+directory`): `shell_unreadable` then gives the one file the command reads when reading it is all
+the command does; otherwise the message cannot be pinned on a file and content evidence decides.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
+
+from workbench.core.shell import analyze
 
 _REASONS = (
     r"No such file or directory|Permission denied|Operation not permitted|Is a directory|Not a directory"
@@ -27,6 +34,11 @@ _SPECIFIC = [
 # cat: x: No such file / bash: line 1: x: Operation not permitted / rg: x: ... (os error 2)
 _GENERIC = re.compile(rf"(?:^|: )(?P<p>[^:\n]+?): (?:{_REASONS})(?: \(os error \d+\))?\s*$")
 _NOT_A_PATH = re.compile(r"^line \d+$")
+# No such file or directory / cat: No such file or directory / bash: line 1: Permission denied
+_PATHLESS = re.compile(rf"^\s*(?:(?P<prog>[^:\s]+): )?(?:line \d+: )?(?:{_REASONS})\s*$")
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+_HARMLESS = frozenset({"cd", "pushd", "true", ":"})
+"""Simple commands that may stand beside the one reader without making a pathless error ambiguous."""
 
 
 def _clean(path: str) -> str:
@@ -51,3 +63,25 @@ def unreadable_paths(output: str) -> list[str]:
         if path and not _NOT_A_PATH.match(path) and path not in found:
             found.append(path)
     return found
+
+
+def shell_unreadable(command: str | None, output: str) -> list[str]:
+    """What a shell call's OUTPUT says it could not read: the paths the output names (never a mere
+    program name: `cat: No such file or directory` names none), plus, for a pathless error, the
+    one file COMMAND reads when that read is its only command (`cat F`, `cd D && cat F`)."""
+    analysis = analyze(command) if command else None
+    programs = {PurePosixPath(argv[0]).name for argv in (analysis.simple_commands if analysis else []) if argv}
+    found = [p for p in unreadable_paths(output) if p not in programs]
+    if analysis is None or not any(_pathless(line, programs) for line in output.splitlines()):
+        return found
+    reads = list(dict.fromkeys(analysis.reads))
+    acting = [argv for argv in analysis.simple_commands if argv and argv[0] not in _HARMLESS]
+    if len(reads) == 1 and len(acting) == 1 and reads[0] not in found:
+        found.append(reads[0])
+    return found
+
+
+def _pathless(line: str, programs: set[str]) -> bool:
+    match = _PATHLESS.match(line.rstrip("\r"))
+    prog = match.group("prog") if match else None
+    return match is not None and (prog is None or prog in programs or prog in _SHELLS)

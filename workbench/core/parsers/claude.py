@@ -20,7 +20,7 @@ import re
 from typing import Any, ClassVar
 
 from workbench.core.events import Event, InitSeen, RunEnded, TextSeen, UsageSeen
-from workbench.core.evidence import unreadable_paths
+from workbench.core.evidence import shell_unreadable
 from workbench.core.hostinfo import HOSTS
 from workbench.core.models import Call, CallKind, Usage
 from workbench.core.parsers.common import (
@@ -195,7 +195,7 @@ class MessagesStreamParser(JsonLineParser):
             updates.update(status="denied", unreadable=failed_read_paths(call, text))
         elif call.kind == "shell":
             code = exit_code_in(text) if is_error else None
-            updates.update(status="error" if is_error else "ok", unreadable=unreadable_paths(text))
+            updates.update(status="error" if is_error else "ok", unreadable=shell_unreadable(call.command, text))
             updates["exit_code"] = code if code is not None else (None if is_error else 0)
         elif is_error:
             updates.update(status="error", unreadable=failed_read_paths(call, text))

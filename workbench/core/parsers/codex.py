@@ -23,6 +23,11 @@ it), so the next call starts a new turn. --json alone runs a turn's calls one af
 separate turns and carries no turn id: without the rollout a call's turn is None (unknown). A
 call's `output` is what the model received: the rollout's output when there is one, else the
 command's `aggregated_output`.
+
+One stream may hold several `codex exec` processes (a session resumed with `exec resume`): each
+starts with `thread.started` (its rollout part with `session_meta`) and numbers its items from the
+start again, so ids are scoped per process: a later process's ids get `#N` (`item_1#2`), and its
+first call opens a new turn.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.core.events import Event, InitSeen, RunEnded, TextSeen, UsageSeen
-from workbench.core.evidence import unreadable_paths
+from workbench.core.evidence import shell_unreadable
 from workbench.core.hostinfo import CODEX_SHELL_TOOLS
 from workbench.core.models import CallStatus, Usage
 from workbench.core.parsers.common import (
@@ -98,7 +103,7 @@ class RolloutCall:
                 "turn": self.turn, **output_fields(shown)}
         if self.command is not None:
             return [{**base, "kind": "shell", "command": self.command, "exit_code": code,
-                     "unreadable": unreadable_paths(text)}]
+                     "unreadable": shell_unreadable(self.command, text)}]
         paths: list[str | None] = list(self.paths) or [None]
         return [{**base, "kind": "edit", "path": p} for p in paths]
 
@@ -108,7 +113,7 @@ def read_rollout(lines: Iterable[str]) -> tuple[str | None, list[RolloutCall]]:
     version: str | None = None
     calls: list[RolloutCall] = []
     by_id: dict[str, RolloutCall] = {}
-    turn, turn_closed = -1, True
+    turn, turn_closed, process = -1, True, 0
     for line in lines:
         if len(line) > MAX_LINE:
             continue
@@ -118,7 +123,9 @@ def read_rollout(lines: Iterable[str]) -> tuple[str | None, list[RolloutCall]]:
             continue
         payload = get_dict(obj, "payload")
         if get_str(obj, "type") == "session_meta":
+            # a resumed `codex exec` logs its own session_meta: its call ids and turns are its own
             version = get_str(payload, "cli_version") or version
+            process, by_id, turn_closed = process + 1, {}, True
             continue
         if get_str(obj, "type") in _TURN_ENDS or get_str(payload, "type") in _TURN_ENDS:
             turn_closed = True
@@ -129,15 +136,20 @@ def read_rollout(lines: Iterable[str]) -> tuple[str | None, list[RolloutCall]]:
             if turn_closed:
                 turn, turn_closed = turn + 1, False
             call.turn = turn
+            call.call_id = _scoped(call.call_id, process) if call.call_id else None
             calls.append(call)
             if call.call_id:
                 by_id[call.call_id] = call
         elif get_str(payload, "type") in ("function_call_output", "custom_tool_call_output"):
-            target = by_id.get(get_str(payload, "call_id") or "")
+            target = by_id.get(_scoped(get_str(payload, "call_id") or "", process))
             output = payload.get("output")
             if target is not None:
                 target.output = output if isinstance(output, str) else get_str(output, "content") or ""
     return version, calls
+
+
+def _scoped(call_id: str, process: int) -> str:
+    return f"{call_id}#{process}" if call_id and process > 1 else call_id
 
 
 def _rollout_call(payload: dict[str, Any]) -> RolloutCall | None:
@@ -183,6 +195,9 @@ class CodexParser(JsonLineParser):
             self.version, self.rollout = read_rollout(session_log)
         self.cursor = 0
         self.init_sent = False
+        self.process = 0
+        """`thread.started` lines seen: each `codex exec` process (a resumed one too) numbers its items
+        from the start again, so an item id means something only within its process."""
 
     def feed(self, line: str) -> list[Event]:
         events: list[Event] = []
@@ -193,7 +208,10 @@ class CodexParser(JsonLineParser):
 
     def handle(self, obj: dict[str, Any]) -> list[Event]:
         kind = obj.get("type")
-        if kind in ("thread.started", "turn.started"):
+        if kind == "thread.started":
+            self.process += 1
+            return []
+        if kind == "turn.started":
             return []
         if kind in ("item.started", "item.updated", "item.completed"):
             item = obj.get("item")
@@ -212,7 +230,7 @@ class CodexParser(JsonLineParser):
 
     def on_item(self, item: dict[str, Any], done: bool) -> list[Event]:
         kind = get_str(item, "type")
-        item_id = get_str(item, "id")
+        item_id = self.scoped(get_str(item, "id"))
         if kind == "agent_message":
             text = get_str(item, "text")
             if done and text:
@@ -241,6 +259,13 @@ class CodexParser(JsonLineParser):
         if done:
             events += self.finish_item(item_id, item)
         return events
+
+    def scoped(self, item_id: str | None) -> str | None:
+        """The item id, unique over the stream: the first process's ids as Codex gives them, a later
+        process's with `#N` appended (`item_1#2`)."""
+        if item_id is None or self.process <= 1:
+            return item_id
+        return f"{item_id}#{self.process}"
 
     def start_item(self, item_id: str | None, fields: list[dict[str, Any]]) -> list[Event]:
         if item_id is not None and item_id in self.items:
@@ -285,7 +310,7 @@ class CodexParser(JsonLineParser):
                 received = source.shown if source is not None and source.output is not None else output
                 updates.update(output_fields(received))
                 updates.update(exit_code=code, result=excerpt(output))
-                updates["unreadable"] = unreadable_paths(output or "")
+                updates["unreadable"] = shell_unreadable(call.command, output or "")
             events.append(self.book.finish(call, **updates))
         return events
 

@@ -167,9 +167,9 @@ def exit_code_in(text: str) -> int | None:
 
 def failed_read_paths(call: Call, text: str) -> list[str]:
     """What a failed or refused call left unread: the output's evidence, else a read tool's own target."""
-    from workbench.core.evidence import unreadable_paths
+    from workbench.core.evidence import shell_unreadable, unreadable_paths
 
-    found = unreadable_paths(text)
+    found = shell_unreadable(call.command, text) if call.kind == "shell" else unreadable_paths(text)
     if call.kind == "read" and call.path and call.path not in found:
         found.append(call.path)
     return found

@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from workbench.core.events import Event, InitSeen, RunEnded, TextSeen, UsageSeen
-from workbench.core.evidence import unreadable_paths
+from workbench.core.evidence import shell_unreadable
 from workbench.core.hostinfo import HOSTS
 from workbench.core.models import Usage
 from workbench.core.parsers.common import (
@@ -129,7 +129,7 @@ class GeminiParser(JsonLineParser):
                 updates.update(status="error", unreadable=failed_read_paths(call, text))
         elif call.kind == "shell":
             updates["exit_code"] = exit_code_in(output)
-            updates["unreadable"] = unreadable_paths(output)
+            updates["unreadable"] = shell_unreadable(call.command, output)
             if updates["exit_code"] not in (None, 0):
                 updates["status"] = "error"
         return [self.book.finish(call, **updates)]

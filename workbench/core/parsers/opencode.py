@@ -23,7 +23,7 @@ import re
 from typing import Any
 
 from workbench.core.events import Event, RunEnded, TextSeen, UsageSeen
-from workbench.core.evidence import unreadable_paths
+from workbench.core.evidence import shell_unreadable
 from workbench.core.hostinfo import HOSTS
 from workbench.core.models import Usage
 from workbench.core.parsers.common import (
@@ -138,7 +138,7 @@ class OpenCodeParser(JsonLineParser):
             if call.kind == "shell":
                 code = get_int(metadata, "exit")
                 updates["exit_code"] = code
-                updates["unreadable"] = unreadable_paths(output)
+                updates["unreadable"] = shell_unreadable(call.command, output)
                 if code not in (None, 0):
                     updates["status"] = "error"
         events.append(self.book.finish(call, **updates))
