@@ -6,8 +6,6 @@ the client at another base URL is unknown, so a scripted Grok run is refused wit
 
 from __future__ import annotations
 
-import os
-
 from workbench.core.errors import InputError
 from workbench.hosts.base import HostAdapter, Launch, RunSpec
 
@@ -20,6 +18,8 @@ class GrokAdapter(HostAdapter):
     pinned = ""
     login_files = (".grok/user-settings.json",)
     verified = False
+    auth_env = KEY_VARS
+    api_hosts = ("api.x.ai:443",)
 
     def build(self, run: RunSpec) -> Launch:
         if run.scripted:
@@ -28,5 +28,4 @@ class GrokAdapter(HostAdapter):
         argv = [str(run.binary), "-p", run.prompt, "-m", run.model, "--always-approve", "--sandbox", "workspace",
                 "--output-format", "streaming-messages-json", "--max-turns", "40", "--cwd", str(run.repo)]
         env = self.base_env(run)
-        env.update({name: os.environ[name] for name in KEY_VARS if name in os.environ})
         return self.launch(run, argv, env)

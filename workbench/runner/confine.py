@@ -108,10 +108,7 @@ class Confinement:
             argv += ["--bind", str(path), str(path)]
         for src, dest in (binds or {}).items():
             argv += ["--bind", str(src), str(dest)]
-        setenv = {"HOME": str(home), "TMPDIR": str(tmp), "XDG_CONFIG_HOME": str(home / ".config"),
-                  "XDG_CACHE_HOME": str(home / ".cache"), "XDG_DATA_HOME": str(home / ".local" / "share"),
-                  **(env or {})}
-        for name, value in setenv.items():
+        for name, value in self.inner_env(run_dir, env).items():
             argv += ["--setenv", name, value]
         argv += ["--chdir", str(Path(os.path.realpath(repo))), "--", *command]
         return argv
@@ -135,7 +132,15 @@ class Confinement:
             claude_settings(run_dir / "home", list(binds.values()))
         env = {k: v for k, v in launch.env.items() if k in ("HOME", "TMPDIR")}
         argv = self.argv(run_dir, repo, launch.argv, binds=binds, env=env)
-        return replace(launch, argv=argv)
+        return replace(launch, argv=argv, env={**launch.env, **self.inner_env(run_dir, env)})
+
+    @staticmethod
+    def inner_env(run_dir: Path, env: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The variables `argv` sets inside (`--setenv`), on top of the launch's own."""
+        home = Path(os.path.realpath(run_dir)) / "home"
+        return {"HOME": str(home), "TMPDIR": str(home.parent / "tmp"), "XDG_CONFIG_HOME": str(home / ".config"),
+                "XDG_CACHE_HOME": str(home / ".cache"), "XDG_DATA_HOME": str(home / ".local" / "share"),
+                **(env or {})}
 
 
 def claude_settings(home: Path, logins: Sequence[Path]) -> Path:
