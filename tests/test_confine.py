@@ -37,7 +37,9 @@ def test_argv_has_the_measured_flags(tmp_path: Path) -> None:
     joined = " ".join(argv)
     assert " ".join(BWRAP_FLAGS) in joined and "--unshare-user --uid 1000 --gid 1000 --cap-drop ALL" in joined
     assert f"--tmpfs {tmp_path / 'home'}" in joined and f"--remount-ro {tmp_path / 'ws'}" in joined
-    assert "--unshare-net" not in argv and argv[-2:] == ["--", "x"]
+    assert "--unshare-net" in argv and argv[-2:] == ["--", "x"]  # closed network, nothing to bridge
+    shared = Confinement(tmp_path / "home", share_net=True).argv(tmp_path / "run", tmp_path / "run" / "repo", ["x"])
+    assert "--unshare-net" not in shared
 
 
 def test_no_capabilities_and_no_unmounting_the_mask(tmp_path: Path) -> None:

@@ -101,6 +101,8 @@ class Launch:
     a real model, the vendor API. A closed network (runner/confine.py) lets through exactly these."""
     secret_env: frozenset[str] = frozenset()
     """Names in `env` whose values are secrets (a real model's API key): redacted wherever written."""
+    logins: tuple[Path, ...] = ()
+    """The real login files bound read-only into the run (set by the confinement's `wrap`)."""
 
     def env_names(self) -> list[str]:
         """The names of the variables the host process gets (a record may carry these, never values)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -19,12 +20,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from workbench.hosts.base import Launch
+from workbench.runner.egress import PROXY_PORT
 
 BWRAP_FLAGS = ("--die-with-parent", "--new-session", "--unshare-user", "--uid", "1000", "--gid", "1000",
                "--cap-drop", "ALL", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
 """The namespace part of the argv; never without the user namespace and the dropped capabilities."""
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
+LOOPBACK = ("127.0.0.1", "localhost")
+SOCAT = shutil.which("socat") or "socat"
+WAIT_STEPS = 2500
+"""Polls (2 ms apart) for a bridge to come up before the wrapper gives up with exit 97."""
 TMP = Path("/tmp")
 
 
@@ -68,8 +74,9 @@ class Confinement:
     real_home: Path
     hidden: tuple[Path, ...] = ()
     toolchain: tuple[Path, ...] = field(default_factory=lambda: tuple(default_toolchain()))
-    share_net: bool = True
-    """Hosts reach their API (or the model server on the outer 127.0.0.1) only with the network shared."""
+    share_net: bool = False
+    """False (the default): `--unshare-net`, and only the launch's `reach` endpoints are bridged in
+    (the model server through a unix socket; a real model's API through the egress proxy)."""
     bwrap: str = field(default_factory=lambda: bwrap_path() or "bwrap")
 
     def masks(self) -> list[Path]:
@@ -82,10 +89,16 @@ class Confinement:
         return out
 
     def argv(self, run_dir: Path, repo: Path, command: Sequence[str], *, binds: Mapping[Path, Path] | None = None,
-             writable: Iterable[Path] = (), env: Mapping[str, str] | None = None) -> list[str]:
-        """The full bwrap argv for COMMAND in REPO: run dir read-only, its home/tmp and REPO writable,
-        BINDS (source -> destination, e.g. login files) bound read-write."""
+             writable: Iterable[Path] = (), env: Mapping[str, str] | None = None, reach: Sequence[str] = (),
+             ro_binds: Mapping[Path, Path] | None = None) -> list[str]:
+        """The full argv for COMMAND in REPO: run dir read-only, its home/tmp and REPO writable, BINDS
+        (source -> destination) read-write, RO_BINDS (login files) read-only. With a closed network
+        the endpoints in REACH are bridged in (see `network`); the argv then starts with /bin/sh."""
         run_dir = Path(os.path.realpath(run_dir))
+        outer, inner, net_env = self.network(run_dir, reach)
+        if inner:
+            command = ["/bin/sh", "-c", inner, "wb-net", *command]
+        env = {**net_env, **(env or {})}
         home, tmp = run_dir / "home", run_dir / "tmp"
         argv = [self.bwrap, *BWRAP_FLAGS]
         if not self.share_net:
@@ -108,10 +121,56 @@ class Confinement:
             argv += ["--bind", str(path), str(path)]
         for src, dest in (binds or {}).items():
             argv += ["--bind", str(src), str(dest)]
+        for src, dest in (ro_binds or {}).items():
+            argv += ["--ro-bind", str(src), str(dest)]
         for name, value in self.inner_env(run_dir, env).items():
             argv += ["--setenv", name, value]
         argv += ["--chdir", str(Path(os.path.realpath(repo))), "--", *command]
-        return argv
+        return ["/bin/sh", "-c", outer, "wb-net", *argv] if outer else argv
+
+    def network(self, run_dir: Path, reach: Sequence[str]) -> tuple[str, str, dict[str, str]]:
+        """The closed network's bridges for REACH: (outer shell script, inner shell script, inner env).
+
+        Loopback endpoints (the model server): outside, socat serves RUN/net/PORT.sock and forwards to
+        127.0.0.1:PORT; inside the new network namespace, socat listens on 127.0.0.1:PORT and forwards
+        to that socket. Other endpoints (a real model's API) go through one egress proxy allowing
+        exactly them (runner/egress.py), with HTTPS_PROXY set inside. The outer helpers die with bwrap
+        (`setpriv --pdeathsig KILL`), the inner ones with its pid namespace. Empty when shared."""
+        if self.share_net or not reach:
+            return "", "", {}
+        net = run_dir / "net"
+        net.mkdir(exist_ok=True)
+        q = shlex.quote
+        outer, inner, socks, ports = [], [], [], []
+        loop = [int(p) for h, _, p in (r.rpartition(":") for r in reach) if h in LOOPBACK]
+        remote = sorted({r for r in reach if r.rpartition(":")[0] not in LOOPBACK})
+        for port in loop:
+            sock = net / f"{port}.sock"
+            outer.append(f"setpriv --pdeathsig KILL {SOCAT} UNIX-LISTEN:{q(str(sock))},fork,unlink-early,perm=0666 "
+                         f"TCP:127.0.0.1:{port} </dev/null >/dev/null 2>&1 &")
+            socks.append(sock)
+            ports.append(port)
+        env: dict[str, str] = {}
+        if remote:
+            sock = net / "egress.sock"
+            egress = Path(__file__).with_name("egress.py")
+            outer.append(f"setpriv --pdeathsig KILL {q(sys.executable)} -I {q(str(egress))} {q(str(sock))} "
+                         f"{' '.join(map(q, remote))} </dev/null >/dev/null 2>&1 &")
+            socks.append(sock)
+            ports.append(PROXY_PORT)
+            proxy = f"http://127.0.0.1:{PROXY_PORT}"
+            env = {"HTTPS_PROXY": proxy, "https_proxy": proxy, "HTTP_PROXY": proxy, "http_proxy": proxy}
+        ready = " || ".join(f"[ ! -S {q(str(s))} ]" for s in socks)
+        outer.append(f"n=0; while {ready}; do n=$((n+1)); [ $n -gt {WAIT_STEPS} ] && exit 97; sleep 0.002; done")
+        outer.append('exec "$@"')
+        for port, sock in zip(ports, socks, strict=True):
+            inner.append(f"{SOCAT} TCP-LISTEN:{port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:{q(str(sock))} "
+                         "</dev/null >/dev/null 2>&1 &")
+        for port in ports:
+            inner.append(f"n=0; while ! grep -q ': 0100007F:{port:04X} 00000000:0000 0A' /proc/net/tcp; "
+                         f"do n=$((n+1)); [ $n -gt {WAIT_STEPS} ] && exit 97; sleep 0.002; done")
+        inner.append('exec "$@"')
+        return "\n".join(outer), "\n".join(inner), env
 
     def _inner(self, mask: Path) -> list[Path]:
         """Hidden folders nested inside MASK (their toolchain is bound after their own mask)."""
@@ -131,8 +190,10 @@ class Confinement:
         if host == "claude":
             claude_settings(run_dir / "home", list(binds.values()))
         env = {k: v for k, v in launch.env.items() if k in ("HOME", "TMPDIR")}
-        argv = self.argv(run_dir, repo, launch.argv, binds=binds, env=env)
-        return replace(launch, argv=argv, env={**launch.env, **self.inner_env(run_dir, env)})
+        argv = self.argv(run_dir, repo, launch.argv, ro_binds=binds, env=env, reach=launch.reach)
+        inner = {**launch.env, **self.network(Path(os.path.realpath(run_dir)), launch.reach)[2],
+                 **self.inner_env(run_dir, env)}
+        return replace(launch, argv=argv, env=inner, logins=tuple(binds))
 
     @staticmethod
     def inner_env(run_dir: Path, env: Mapping[str, str] | None = None) -> dict[str, str]:
