@@ -137,3 +137,35 @@ def test_proof_against_the_real_home_only_refusals(tmp_path: Path) -> None:
     refused = {r.name for r in results if r.exit_code != 0}
     assert {"write real home", "write /usr", f"write guarded checkout {w.ws}"} <= refused
     assert sorted(p.name for p in home.iterdir()) == before
+
+
+def test_proof_checks_the_closed_network(tmp_path: Path) -> None:
+    w = make_world(tmp_path)
+    results = prove(Confinement(w.home, (w.ws,)), tmp_path / "proof", clean_env(os.environ))
+    names = {r.name for r in results}
+    assert {"reach the run's model server", "connect to a listener outside on 127.0.0.1"} <= names
+
+
+class _OpenNet(Confinement):
+    """A wrapper that claims a closed network but shares it: the proof must catch it from the listener."""
+
+    def argv(self, *args: Any, **kwargs: Any) -> list[str]:
+        return [a for a in super().argv(*args, **kwargs) if a != "--unshare-net"]
+
+
+def test_proof_fails_when_the_network_is_shared(tmp_path: Path) -> None:
+    w = make_world(tmp_path)
+    with pytest.raises(ProofFailed) as err:
+        prove(_OpenNet(w.home, (w.ws,)), tmp_path / "proof", clean_env(os.environ))
+    assert err.value.check == "connect to a listener outside on 127.0.0.1"
+
+
+def test_proof_is_cached_per_configuration(tmp_path: Path) -> None:
+    from workbench.runner.proof import prove_cached
+
+    w = make_world(tmp_path)
+    env = clean_env(os.environ)
+    first = prove_cached(Confinement(w.home, (w.ws,)), tmp_path, env)
+    assert prove_cached(Confinement(w.home, (w.ws,)), tmp_path, env) is first
+    assert prove_cached(Confinement(w.home, (w.ws, tmp_path / "other")), tmp_path, env) is not first
+    assert not list(tmp_path.glob("proof-*"))  # its run folders are removed

@@ -29,6 +29,10 @@ BWRAP_FLAGS = ("--die-with-parent", "--new-session", "--unshare-user", "--uid", 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
 LOOPBACK = ("127.0.0.1", "localhost")
 SOCAT = shutil.which("socat") or "socat"
+SETPRIV = shutil.which("setpriv") or "setpriv"
+SLEEP = shutil.which("sleep") or "sleep"
+GREP = shutil.which("grep") or "grep"
+"""The bridges' helpers by absolute path: the wrapper never depends on the run's PATH."""
 WAIT_STEPS = 2500
 """Polls (2 ms apart) for a bridge to come up before the wrapper gives up with exit 97."""
 TMP = Path("/tmp")
@@ -146,7 +150,7 @@ class Confinement:
         remote = sorted({r for r in reach if r.rpartition(":")[0] not in LOOPBACK})
         for port in loop:
             sock = net / f"{port}.sock"
-            outer.append(f"setpriv --pdeathsig KILL {SOCAT} UNIX-LISTEN:{q(str(sock))},fork,unlink-early,perm=0666 "
+            outer.append(f"{SETPRIV} --pdeathsig KILL {SOCAT} UNIX-LISTEN:{q(str(sock))},fork,unlink-early,perm=0666 "
                          f"TCP:127.0.0.1:{port} </dev/null >/dev/null 2>&1 &")
             socks.append(sock)
             ports.append(port)
@@ -154,21 +158,21 @@ class Confinement:
         if remote:
             sock = net / "egress.sock"
             egress = Path(__file__).with_name("egress.py")
-            outer.append(f"setpriv --pdeathsig KILL {q(sys.executable)} -I {q(str(egress))} {q(str(sock))} "
+            outer.append(f"{SETPRIV} --pdeathsig KILL {q(sys.executable)} -I {q(str(egress))} {q(str(sock))} "
                          f"{' '.join(map(q, remote))} </dev/null >/dev/null 2>&1 &")
             socks.append(sock)
             ports.append(PROXY_PORT)
             proxy = f"http://127.0.0.1:{PROXY_PORT}"
             env = {"HTTPS_PROXY": proxy, "https_proxy": proxy, "HTTP_PROXY": proxy, "http_proxy": proxy}
         ready = " || ".join(f"[ ! -S {q(str(s))} ]" for s in socks)
-        outer.append(f"n=0; while {ready}; do n=$((n+1)); [ $n -gt {WAIT_STEPS} ] && exit 97; sleep 0.002; done")
+        outer.append(f"n=0; while {ready}; do n=$((n+1)); [ $n -gt {WAIT_STEPS} ] && exit 97; {SLEEP} 0.002; done")
         outer.append('exec "$@"')
         for port, sock in zip(ports, socks, strict=True):
             inner.append(f"{SOCAT} TCP-LISTEN:{port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:{q(str(sock))} "
                          "</dev/null >/dev/null 2>&1 &")
         for port in ports:
-            inner.append(f"n=0; while ! grep -q ': 0100007F:{port:04X} 00000000:0000 0A' /proc/net/tcp; "
-                         f"do n=$((n+1)); [ $n -gt {WAIT_STEPS} ] && exit 97; sleep 0.002; done")
+            inner.append(f"n=0; while ! {GREP} -q ': 0100007F:{port:04X} 00000000:0000 0A' /proc/net/tcp; "
+                         f"do n=$((n+1)); [ $n -gt {WAIT_STEPS} ] && exit 97; {SLEEP} 0.002; done")
         inner.append('exec "$@"')
         return "\n".join(outer), "\n".join(inner), env
 
