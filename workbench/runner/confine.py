@@ -31,10 +31,11 @@ LOOPBACK = ("127.0.0.1", "localhost")
 SOCAT = shutil.which("socat") or "socat"
 SETPRIV = shutil.which("setpriv") or "setpriv"
 SLEEP = shutil.which("sleep") or "sleep"
-GREP = shutil.which("grep") or "grep"
 """The bridges' helpers by absolute path: the wrapper never depends on the run's PATH."""
-WAIT_STEPS = 2500
-"""Polls (2 ms apart) for a bridge to come up before the wrapper gives up with exit 97."""
+WAIT_STEPS = 2000
+"""Polls (1 ms apart, each a few ms) for the inner listener before the wrapper gives up with exit 97."""
+_LISTENING = '{{ f=1; while read -r _ l _ st _; do [ "$l $st" = "{port} 0A" ] && f=0; done </proc/net/tcp; [ $f = 0 ]; }}'
+"""A shell test (builtins only): is 127.0.0.1:PORT (hex) listening in this network namespace?"""
 TMP = Path("/tmp")
 
 
@@ -164,15 +165,13 @@ class Confinement:
             ports.append(PROXY_PORT)
             proxy = f"http://127.0.0.1:{PROXY_PORT}"
             env = {"HTTPS_PROXY": proxy, "https_proxy": proxy, "HTTP_PROXY": proxy, "http_proxy": proxy}
-        ready = " || ".join(f"[ ! -S {q(str(s))} ]" for s in socks)
-        outer.append(f"n=0; while {ready}; do n=$((n+1)); [ $n -gt {WAIT_STEPS} ] && exit 97; {SLEEP} 0.002; done")
-        outer.append('exec "$@"')
+        outer.append('exec "$@"')  # no wait here: the inner side retries its connect until the socket is up
         for port, sock in zip(ports, socks, strict=True):
-            inner.append(f"{SOCAT} TCP-LISTEN:{port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:{q(str(sock))} "
-                         "</dev/null >/dev/null 2>&1 &")
-        for port in ports:
-            inner.append(f"n=0; while ! {GREP} -q ': 0100007F:{port:04X} 00000000:0000 0A' /proc/net/tcp; "
-                         f"do n=$((n+1)); [ $n -gt {WAIT_STEPS} ] && exit 97; {SLEEP} 0.002; done")
+            inner.append(f"{SOCAT} TCP-LISTEN:{port},bind=127.0.0.1,fork,reuseaddr "
+                         f"UNIX-CONNECT:{q(str(sock))},retry=500,interval=0.01 </dev/null >/dev/null 2>&1 &")
+        for port in ports:  # the host must not connect before the listener is up
+            inner.append(f"n=0; until {_LISTENING.format(port=f'0100007F:{port:04X}')}; do n=$((n+1)); "
+                         f"[ $n -gt {WAIT_STEPS} ] && exit 97; {SLEEP} 0.001; done")
         inner.append('exec "$@"')
         return "\n".join(outer), "\n".join(inner), env
 
