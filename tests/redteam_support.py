@@ -57,3 +57,22 @@ def everything_written(into: Path) -> str:
         if path.is_file() and not path.is_symlink() and path.name != "stdout.jsonl":
             parts.append(path.read_text(encoding="utf-8", errors="replace"))
     return "\n".join(parts)
+
+
+def with_login(rel: str, target: Path, inner: Callable[..., HostRun] = run_host) -> Callable[..., HostRun]:
+    """run_host with TARGET linked into the temp HOME at REL the way a real-model run links its login
+    (scripted runs link none), hashed before the run as `HostAdapter.launch` does for real models."""
+    from workbench.hosts.base import Launch, login_digests
+
+    def run(host: str, prompt: str, repo: Path, run_dir: Path, *, wrap: Callable[[Launch], Launch] | None = None,
+            **kw: Any) -> HostRun:
+        def add(launch: Launch) -> Launch:
+            link = run_dir / "home" / rel
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(target)
+            launch.links[link] = target
+            launch.logins = (*launch.logins, target)
+            launch.login_before = {**launch.login_before, **login_digests([target])}
+            return wrap(launch) if wrap is not None else launch
+        return inner(host, prompt, repo, run_dir, wrap=add, **kw)
+    return run

@@ -7,6 +7,7 @@ materializes the launch and runs it, so adapters stay pure and testable without 
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -32,6 +33,19 @@ def clean_env(outer: Mapping[str, str], allow: Iterable[str] = ()) -> dict[str, 
     """Only the allow-listed variables of OUTER (BASE_ENV, `LC_*`, and ALLOW), so no run inherits a secret."""
     names = {*BASE_ENV, *allow}
     return {name: value for name, value in outer.items() if name in names or name.startswith("LC_")}
+
+
+def file_digest(path: Path) -> str | None:
+    """sha256 of a file's bytes; None when it is missing or unreadable."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def login_digests(paths: Iterable[Path]) -> dict[str, str | None]:
+    """sha256 of each login file, taken before a run (compared after it: `runner.guard.login_files_changed`)."""
+    return {os.path.realpath(p): file_digest(Path(p)) for p in paths}
 
 
 @dataclass(frozen=True)
@@ -103,6 +117,8 @@ class Launch:
     """Names in `env` whose values are secrets (a real model's API key): redacted wherever written."""
     logins: tuple[Path, ...] = ()
     """The real login files bound read-only into the run (set by the confinement's `wrap`)."""
+    login_before: dict[str, str | None] = field(default_factory=dict)
+    """sha256 of each real login file before the run (`runner.guard.login_files_changed` compares)."""
 
     def env_names(self) -> list[str]:
         """The names of the variables the host process gets (a record may carry these, never values)."""
@@ -164,13 +180,15 @@ class HostAdapter:
                links: dict[Path, Path] | None = None) -> Launch:
         """The launch with the PATH stubs and (real models) login links added; runs in the repo."""
         stubs = stub_files(run.bin_dir, self.name)
-        all_links = {**self.login_links(run), **self.skill_links(run), **(links or {})}
+        logins = self.login_links(run)
+        all_links = {**logins, **self.skill_links(run), **(links or {})}
         secret: frozenset[str] = frozenset()
         if not run.scripted:
             outer = {k: v for k, v in os.environ.items() if k in self.auth_env}
             env.update(outer)
             secret = frozenset(outer)
-        return Launch(argv, env, run.repo, {**stubs, **(files or {})}, all_links, set(stubs), self.reach(run), secret)
+        return Launch(argv, env, run.repo, {**stubs, **(files or {})}, all_links, set(stubs), self.reach(run), secret,
+                      tuple(logins.values()), login_digests(logins.values()))
 
     def reach(self, run: RunSpec) -> tuple[str, ...]:
         """What the host must reach: the model server for a scripted run, else `api_hosts`."""

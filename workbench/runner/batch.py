@@ -35,7 +35,7 @@ from workbench.runner.arms import Arm, archive, build_copy
 from workbench.runner.canary import CanaryRequest, build_record, entry_skill
 from workbench.runner.confine import Confinement
 from workbench.runner.fixture import make_fixture
-from workbench.runner.guard import Guard, Snapshot
+from workbench.runner.guard import Guard, Snapshot, login_files_changed
 from workbench.runner.hostrun import HostRun, run_host
 from workbench.runner.process import sweep
 from workbench.runner.proof import prove
@@ -286,10 +286,17 @@ def execute(p: Planned, cfg: BatchConfig, root: Path, tars: dict[str, bytes], ba
                           **({"extra_env": dict(p.arm.env)} if p.arm.env else {}))
         t3 = time.perf_counter()
         leftovers = sweep(rd / "home")
+        logins = login_files_changed(run.launch.login_before)
         record = _record(p, cfg, run, plugin, rd, batch, planned)
+        if logins:
+            home = str(cfg.real_home or Path.home())
+            names = [n.replace(home, "~", 1) for n in logins]
+            record = record.model_copy(update={"login_files_changed": names})
+            leftovers += [f"login file changed: {n}" for n in names]
         t4 = time.perf_counter()
     seconds.update(fixture=t1 - t0, arm=t2 - t1, host=t3 - t2, score=t4 - t3, cleanup=time.perf_counter() - t4)
-    return RunOutcome(p, record, seconds, [f"leftover process of the run, killed: {d}" for d in leftovers])
+    return RunOutcome(p, record, seconds, [d if d.startswith("login file changed") else
+                                           f"leftover process of the run, killed: {d}" for d in leftovers])
 
 
 def _record(p: Planned, cfg: BatchConfig, run: HostRun, plugin: Path, rd: Path, batch: str,

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from workbench.hosts.base import Launch
+from workbench.hosts.base import Launch, login_digests
 from workbench.runner.egress import PROXY_PORT
 
 BWRAP_FLAGS = ("--die-with-parent", "--new-session", "--unshare-user", "--uid", "1000", "--gid", "1000",
@@ -196,7 +196,8 @@ class Confinement:
         argv = self.argv(run_dir, repo, launch.argv, ro_binds=binds, env=env, reach=launch.reach)
         inner = {**launch.env, **self.network(Path(os.path.realpath(run_dir)), launch.reach)[2],
                  **self.inner_env(run_dir, env)}
-        return replace(launch, argv=argv, env=inner, logins=tuple(binds))
+        before = launch.login_before or login_digests(binds)
+        return replace(launch, argv=argv, env=inner, logins=tuple(binds), login_before=before)
 
     @staticmethod
     def inner_env(run_dir: Path, env: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -12,9 +12,11 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from workbench.hosts.base import file_digest
 
 LIVE_CONFIGS = (".claude/settings.json", ".claude/settings.local.json", ".claude/CLAUDE.md", ".claude/skills",
                 ".claude/plugins/installed_plugins.json", ".codex/config.toml", ".codex/AGENTS.md", ".codex/skills",
@@ -42,6 +44,13 @@ def _digest(path: Path) -> str | None:
         return None
     except OSError as exc:
         return f"unreadable: {exc.strerror}"
+
+
+def login_files_changed(before: Mapping[str, str | None]) -> list[str]:
+    """The login files whose hash differs from BEFORE (written, replaced or removed during the run).
+    A changed login makes the run invalid and stops the batch: the sandbox binds them read-only, so
+    a change means something got past it (or ran unconfined)."""
+    return sorted(name for name, digest in before.items() if file_digest(Path(name)) != digest)
 
 
 @dataclass(frozen=True)
