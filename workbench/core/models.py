@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 SCHEMA_VERSION = 1
 """Version of the RunRecord layout; bump when a field changes meaning."""
@@ -81,6 +81,15 @@ class Case(BaseModel):
         default_factory=list,
         description="Negatives: linked procedures NOT scored (default: every procedure the table links is).",
     )
+
+    @field_validator("extra_files")
+    @classmethod
+    def _no_git_internals(cls, files: dict[str, str]) -> dict[str, str]:
+        """A case may not write `.git/` (its config or hooks would run when git runs outside the sandbox)."""
+        for rel in files:
+            if any(part.lower() == ".git" for part in rel.replace("\\", "/").split("/")):
+                raise ValueError(f"path {rel!r} is inside .git: a case may not write git's config or hooks")
+        return files
 
 
 class ScoreSpec(BaseModel):
