@@ -169,3 +169,12 @@ def test_proof_is_cached_per_configuration(tmp_path: Path) -> None:
     assert prove_cached(Confinement(w.home, (w.ws,)), tmp_path, env) is first
     assert prove_cached(Confinement(w.home, (w.ws, tmp_path / "other")), tmp_path, env) is not first
     assert not list(tmp_path.glob("proof-*"))  # its run folders are removed
+
+
+def test_closed_network_works_from_a_run_folder_with_a_long_path(tmp_path: Path) -> None:
+    """A unix socket address holds 108 bytes: the bridges must not depend on the run folder's path length."""
+    w = make_world(tmp_path)
+    deep = tmp_path / ("d" * 60) / ("e" * 60) / "proof"
+    results = prove(Confinement(w.home, (w.ws,)), deep, clean_env(os.environ))
+    assert len(str(deep / "net" / "65535.sock")) > 108
+    assert any(r.name == "reach the run's model server" and r.passed for r in results)

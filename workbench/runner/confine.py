@@ -146,29 +146,28 @@ class Confinement:
         net = run_dir / "net"
         net.mkdir(exist_ok=True)
         q = shlex.quote
+        cd = f"cd {q(str(net))} && exec"  # socket paths relative to net/: a sockaddr holds only 108 bytes
         outer, inner, socks, ports = [], [], [], []
         loop = [int(p) for h, _, p in (r.rpartition(":") for r in reach) if h in LOOPBACK]
         remote = sorted({r for r in reach if r.rpartition(":")[0] not in LOOPBACK})
         for port in loop:
-            sock = net / f"{port}.sock"
-            outer.append(f"{SETPRIV} --pdeathsig KILL {SOCAT} UNIX-LISTEN:{q(str(sock))},fork,unlink-early,perm=0666 "
-                         f"TCP:127.0.0.1:{port} </dev/null >/dev/null 2>&1 &")
-            socks.append(sock)
+            outer.append(f"({cd} {SETPRIV} --pdeathsig KILL {SOCAT} UNIX-LISTEN:{port}.sock,fork,unlink-early,"
+                         f"perm=0666 TCP:127.0.0.1:{port} </dev/null >/dev/null 2>&1) &")
+            socks.append(f"{port}.sock")
             ports.append(port)
         env: dict[str, str] = {}
         if remote:
-            sock = net / "egress.sock"
             egress = Path(__file__).with_name("egress.py")
-            outer.append(f"{SETPRIV} --pdeathsig KILL {q(sys.executable)} -I {q(str(egress))} {q(str(sock))} "
-                         f"{' '.join(map(q, remote))} </dev/null >/dev/null 2>&1 &")
-            socks.append(sock)
+            outer.append(f"({cd} {SETPRIV} --pdeathsig KILL {q(sys.executable)} -I {q(str(egress))} egress.sock "
+                         f"{' '.join(map(q, remote))} </dev/null >/dev/null 2>&1) &")
+            socks.append("egress.sock")
             ports.append(PROXY_PORT)
             proxy = f"http://127.0.0.1:{PROXY_PORT}"
             env = {"HTTPS_PROXY": proxy, "https_proxy": proxy, "HTTP_PROXY": proxy, "http_proxy": proxy}
         outer.append('exec "$@"')  # no wait here: the inner side retries its connect until the socket is up
         for port, sock in zip(ports, socks, strict=True):
-            inner.append(f"{SOCAT} TCP-LISTEN:{port},bind=127.0.0.1,fork,reuseaddr "
-                         f"UNIX-CONNECT:{q(str(sock))},retry=500,interval=0.01 </dev/null >/dev/null 2>&1 &")
+            inner.append(f"({cd} {SOCAT} TCP-LISTEN:{port},bind=127.0.0.1,fork,reuseaddr "
+                         f"UNIX-CONNECT:{sock},retry=500,interval=0.01 </dev/null >/dev/null 2>&1) &")
         for port in ports:  # the host must not connect before the listener is up
             inner.append(f"n=0; until {_LISTENING.format(port=f'0100007F:{port:04X}')}; do n=$((n+1)); "
                          f"[ $n -gt {WAIT_STEPS} ] && exit 97; {SLEEP} 0.001; done")

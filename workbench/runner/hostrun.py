@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +23,7 @@ from typing import Any
 from workbench.core.errors import InputError
 from workbench.core.events import Event, ParsedRun
 from workbench.core.parsers import make_parser, parse_lines
+from workbench.core.parsers.common import capped_lines
 from workbench.hosts import SCRIPTED, HostAdapter, Launch, RunSpec, adapter
 from workbench.hosts.install import PINNED, installed_version, probe_version, require_binary
 from workbench.hosts.sim import NO_OUTPUT
@@ -99,8 +100,11 @@ def _rollout(run_dir: Path, codex_home: Path) -> tuple[Path, list[str]] | None:
     return run_dir / logs[-1][0], data.decode("utf-8", errors="replace").splitlines()
 
 
-def _lines(path: Path) -> list[str]:
-    return path.read_bytes().decode("utf-8", errors="replace").splitlines()
+def _lines(path: Path) -> Iterator[str]:
+    """The lines of a stream file, one at a time (a flood of junk is never held in memory)."""
+    with path.open("rb") as fh:
+        for raw in capped_lines(fh):
+            yield raw.decode("utf-8", errors="replace").rstrip("\r\n")
 
 
 def _own_fault(host: str, faults: Iterable[Fault]) -> str | None:

@@ -22,6 +22,8 @@ from typing import IO, Literal
 from workbench.core.parsers.common import capped_lines
 
 TimeoutReason = Literal["total", "silence"]
+QUEUE_LINES = 4096
+"""Stdout lines buffered between the reader and the consumer; a host writing faster waits on its pipe."""
 CANCEL_POLL = 0.1
 """Seconds between two looks at the cancel event while the host is silent."""
 
@@ -109,7 +111,7 @@ def run_process(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdou
         proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=err, start_new_session=True)
         assert proc.stdout is not None
-        lines: queue.Queue[bytes | None] = queue.Queue()
+        lines: queue.Queue[bytes | None] = queue.Queue(maxsize=QUEUE_LINES)  # backpressure, bounded memory
         reader = threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True, name="host-stdout")
         reader.start()
         last = started

@@ -8,6 +8,7 @@ file. The first failed check stops the batch before its first run, by name.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
@@ -94,8 +95,9 @@ def _script(items: list[Check]) -> str:
 
 def _net_checks(server: int, outside: int) -> list[Check]:
     """A closed network: the run's model server (bridged in) answers; a listener outside on 127.0.0.1 does not."""
-    def connect(port: int) -> str:
-        return f"python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 3).close()\""
+    def connect(port: int) -> str:  # succeeds only when the listener's greeting comes back through the chain
+        return (f"python3 -c \"import socket, sys; s = socket.create_connection(('127.0.0.1', {port}), 5); "
+                f"s.settimeout(10); sys.exit(0 if s.recv(3) == b'ok' else 1)\"")
     return [Check("reach the run's model server", connect(server), True),
             Check("connect to a listener outside on 127.0.0.1", connect(outside), False)]
 
@@ -124,6 +126,8 @@ class _Listener:
             except (TimeoutError, OSError):
                 continue
             self.accepted += 1
+            with contextlib.suppress(OSError):
+                conn.sendall(b"ok")
             conn.close()
 
     def close(self) -> int:
