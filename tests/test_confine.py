@@ -103,8 +103,8 @@ def test_proof_passes_with_the_batch_wrapper(tmp_path: Path) -> None:
 class _Leaky(Confinement):
     """A wrapper that forgets to hide the real home: the proof must catch it."""
 
-    def masks(self) -> list[Path]:
-        return [m for m in super().masks() if m != self.real_home]
+    def masks(self, extra: Any = ()) -> list[Path]:
+        return [m for m in super().masks(extra) if m != self.real_home]
 
     def argv(self, *args: Any, **kwargs: Any) -> list[str]:
         argv = super().argv(*args, **kwargs)

@@ -39,6 +39,24 @@ _LISTENING = '{{ f=1; while read -r _ l _ st _; do [ "$l $st" = "{port} 0A" ] &&
 TMP = Path("/tmp")
 
 
+SECRET_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers",
+                "/etc/security/opasswd", "/etc/ssh/ssh_host_*_key", "/etc/machine-id")
+SECRET_DIRS = ("/etc/ssl/private", "/etc/sudoers.d", "/etc/NetworkManager/system-connections", "/var/lib/sss",
+               "/root", "/home/*/.ssh", "/var/spool/cron")
+"""Root-only files hidden inside (read as empty / an empty folder). The inner uid maps to the outer
+root, so file modes do not protect them: each known one is masked. A root-only file elsewhere stays
+readable (docs/confinement.md)."""
+
+
+def secret_masks() -> tuple[list[str], list[str]]:
+    """The existing SECRET_FILES and SECRET_DIRS (globs expanded), to mask."""
+    import glob
+
+    files = [p for pattern in SECRET_FILES for p in sorted(glob.glob(pattern)) if os.path.isfile(p)]
+    dirs = [p for pattern in SECRET_DIRS for p in sorted(glob.glob(pattern)) if os.path.isdir(p)]
+    return files, dirs
+
+
 def bwrap_path() -> str | None:
     """The bwrap binary on PATH, or None."""
     return shutil.which("bwrap")
@@ -84,9 +102,10 @@ class Confinement:
     (the model server through a unix socket; a real model's API through the egress proxy)."""
     bwrap: str = field(default_factory=lambda: bwrap_path() or "bwrap")
 
-    def masks(self) -> list[Path]:
-        """Real home and checkouts, outermost first, without duplicates or nested repeats."""
-        roots = sorted({Path(os.path.realpath(p)) for p in (self.real_home, *self.hidden)}, key=lambda p: len(p.parts))
+    def masks(self, extra: Iterable[str | Path] = ()) -> list[Path]:
+        """Real home, checkouts (and EXTRA secret folders), outermost first, without nested repeats."""
+        roots = sorted({Path(os.path.realpath(p)) for p in (self.real_home, *self.hidden, *extra)},
+                       key=lambda p: len(p.parts))
         out: list[Path] = []
         for root in roots:
             if not any(_under(root, o) for o in out):
@@ -109,7 +128,10 @@ class Confinement:
         if not self.share_net:
             argv.append("--unshare-net")
         argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-        masks = self.masks()
+        files, dirs = secret_masks()
+        for path in files:
+            argv += ["--ro-bind", "/dev/null", path]
+        masks = self.masks(dirs)
         for keep in self.toolchain:  # a checkout or venv under /tmp (CI clones there) must stay visible
             if _under(keep, TMP) and keep != TMP and not any(_under(keep, m) for m in masks):
                 argv += ["--ro-bind", str(keep), str(keep)]
