@@ -129,8 +129,8 @@ class Confinement:
             argv.append("--unshare-net")
         argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         files, dirs = secret_masks()
-        for path in files:
-            argv += ["--ro-bind", "/dev/null", path]
+        for secret in files:
+            argv += ["--ro-bind", "/dev/null", secret]
         masks = self.masks(dirs)
         for keep in self.toolchain:  # a checkout or venv under /tmp (CI clones there) must stay visible
             if _under(keep, TMP) and keep != TMP and not any(_under(keep, m) for m in masks):
