@@ -178,3 +178,54 @@ def test_closed_network_works_from_a_run_folder_with_a_long_path(tmp_path: Path)
     results = prove(Confinement(w.home, (w.ws,)), deep, clean_env(os.environ))
     assert len(str(deep / "net" / "65535.sock")) > 108
     assert any(r.name == "reach the run's model server" and r.passed for r in results)
+
+
+def test_egress_proxy_tunnels_only_the_allowed_endpoint(tmp_path: Path) -> None:
+    """The proxy (outside) tunnels CONNECT to an allowed host:port and refuses the rest; judged by listeners."""
+    import socket
+    import threading
+
+    from workbench.runner.egress import serve
+
+    allowed, other = socket.socket(), socket.socket()
+    for s in (allowed, other):
+        s.bind(("127.0.0.1", 0))
+        s.listen(4)
+        s.settimeout(10)
+    a_port, o_port = allowed.getsockname()[1], other.getsockname()[1]
+    sock = tmp_path / "egress.sock"
+    threading.Thread(target=serve, args=(sock, [f"127.0.0.1:{a_port}"]), daemon=True).start()
+
+    def ask(port: int) -> bytes:
+        c = socket.socket(socket.AF_UNIX)
+        for _ in range(200):
+            try:
+                c.connect(str(sock))
+                break
+            except OSError:
+                threading.Event().wait(0.01)
+        c.sendall(f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        return c.recv(100)
+
+    assert ask(o_port).startswith(b"HTTP/1.1 403")
+    assert ask(a_port).startswith(b"HTTP/1.1 200")
+    conn, _ = allowed.accept()
+    conn.close()
+    other.setblocking(False)
+    with pytest.raises(BlockingIOError):
+        other.accept()
+    log = (tmp_path / "egress.sock.log").read_text()
+    assert f"deny CONNECT 127.0.0.1:{o_port}" in log and f"allow CONNECT 127.0.0.1:{a_port}" in log
+
+
+def test_real_model_endpoints_go_through_the_proxy_and_nothing_else(tmp_path: Path) -> None:
+    """Inside, HTTPS_PROXY points at the bridged egress proxy; a CONNECT to anything not allowed gets 403."""
+    w = make_world(tmp_path)
+    rd = _run_dir(tmp_path)
+    script = ("python3 -c \"import os, socket; p = os.environ['HTTPS_PROXY'].rsplit(':', 1)[1]; "
+              "s = socket.create_connection(('127.0.0.1', int(p)), 5); "
+              "s.sendall(b'CONNECT 127.0.0.1:22 HTTP/1.1\\r\\n\\r\\n'); print(s.recv(40))\"")
+    argv = Confinement(w.home, (w.ws,)).argv(rd, rd / "repo", ["/bin/sh", "-c", script], reach=["api.example.com:443"])
+    done = subprocess.run(argv, env=clean_env(os.environ), capture_output=True, text=True, check=False, timeout=60)
+    assert "403 Forbidden" in done.stdout, done.stdout + done.stderr
+    assert "deny CONNECT 127.0.0.1:22" in (rd / "net" / "egress.sock.log").read_text()
