@@ -185,7 +185,8 @@ class Confinement:
             socks.append("egress.sock")
             ports.append(PROXY_PORT)
             proxy = f"http://127.0.0.1:{PROXY_PORT}"
-            env = {"HTTPS_PROXY": proxy, "https_proxy": proxy, "HTTP_PROXY": proxy, "http_proxy": proxy}
+            env = {"HTTPS_PROXY": proxy, "https_proxy": proxy, "HTTP_PROXY": proxy, "http_proxy": proxy,
+                   "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}  # the bridges: direct
         outer.append('exec "$@"')  # no wait here: the inner side retries its connect until the socket is up
         for port, sock in zip(ports, socks, strict=True):
             inner.append(f"({cd} {SOCAT} TCP-LISTEN:{port},bind=127.0.0.1,fork,reuseaddr "
