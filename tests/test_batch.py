@@ -119,8 +119,8 @@ def test_claude_escape_is_refused(tmp_path: Path, escape: str, installed_hosts: 
 
 
 class _Leaky(Confinement):
-    def masks(self) -> list[Path]:
-        return [m for m in super().masks() if m != self.real_home]
+    def masks(self, extra: Any = ()) -> list[Path]:
+        return [m for m in super().masks(extra) if m != self.real_home]
 
     def argv(self, *args: Any, **kwargs: Any) -> list[str]:
         argv = super().argv(*args, **kwargs)

@@ -37,7 +37,9 @@ def test_argv_has_the_measured_flags(tmp_path: Path) -> None:
     joined = " ".join(argv)
     assert " ".join(BWRAP_FLAGS) in joined and "--unshare-user --uid 1000 --gid 1000 --cap-drop ALL" in joined
     assert f"--tmpfs {tmp_path / 'home'}" in joined and f"--remount-ro {tmp_path / 'ws'}" in joined
-    assert "--unshare-net" not in argv and argv[-2:] == ["--", "x"]
+    assert "--unshare-net" in argv and argv[-2:] == ["--", "x"]  # closed network, nothing to bridge
+    shared = Confinement(tmp_path / "home", share_net=True).argv(tmp_path / "run", tmp_path / "run" / "repo", ["x"])
+    assert "--unshare-net" not in shared
 
 
 def test_no_capabilities_and_no_unmounting_the_mask(tmp_path: Path) -> None:
@@ -101,8 +103,8 @@ def test_proof_passes_with_the_batch_wrapper(tmp_path: Path) -> None:
 class _Leaky(Confinement):
     """A wrapper that forgets to hide the real home: the proof must catch it."""
 
-    def masks(self) -> list[Path]:
-        return [m for m in super().masks() if m != self.real_home]
+    def masks(self, extra: Any = ()) -> list[Path]:
+        return [m for m in super().masks(extra) if m != self.real_home]
 
     def argv(self, *args: Any, **kwargs: Any) -> list[str]:
         argv = super().argv(*args, **kwargs)
@@ -135,3 +137,95 @@ def test_proof_against_the_real_home_only_refusals(tmp_path: Path) -> None:
     refused = {r.name for r in results if r.exit_code != 0}
     assert {"write real home", "write /usr", f"write guarded checkout {w.ws}"} <= refused
     assert sorted(p.name for p in home.iterdir()) == before
+
+
+def test_proof_checks_the_closed_network(tmp_path: Path) -> None:
+    w = make_world(tmp_path)
+    results = prove(Confinement(w.home, (w.ws,)), tmp_path / "proof", clean_env(os.environ))
+    names = {r.name for r in results}
+    assert {"reach the run's model server", "connect to a listener outside on 127.0.0.1"} <= names
+
+
+class _OpenNet(Confinement):
+    """A wrapper that claims a closed network but shares it: the proof must catch it from the listener."""
+
+    def argv(self, *args: Any, **kwargs: Any) -> list[str]:
+        return [a for a in super().argv(*args, **kwargs) if a != "--unshare-net"]
+
+
+def test_proof_fails_when_the_network_is_shared(tmp_path: Path) -> None:
+    w = make_world(tmp_path)
+    with pytest.raises(ProofFailed) as err:
+        prove(_OpenNet(w.home, (w.ws,)), tmp_path / "proof", clean_env(os.environ))
+    assert err.value.check == "connect to a listener outside on 127.0.0.1"
+
+
+def test_proof_is_cached_per_configuration(tmp_path: Path) -> None:
+    from workbench.runner.proof import prove_cached
+
+    w = make_world(tmp_path)
+    env = clean_env(os.environ)
+    first = prove_cached(Confinement(w.home, (w.ws,)), tmp_path, env)
+    assert prove_cached(Confinement(w.home, (w.ws,)), tmp_path, env) is first
+    assert prove_cached(Confinement(w.home, (w.ws, tmp_path / "other")), tmp_path, env) is not first
+    assert not list(tmp_path.glob("proof-*"))  # its run folders are removed
+
+
+def test_closed_network_works_from_a_run_folder_with_a_long_path(tmp_path: Path) -> None:
+    """A unix socket address holds 108 bytes: the bridges must not depend on the run folder's path length."""
+    w = make_world(tmp_path)
+    deep = tmp_path / ("d" * 60) / ("e" * 60) / "proof"
+    results = prove(Confinement(w.home, (w.ws,)), deep, clean_env(os.environ))
+    assert len(str(deep / "net" / "65535.sock")) > 108
+    assert any(r.name == "reach the run's model server" and r.passed for r in results)
+
+
+def test_egress_proxy_tunnels_only_the_allowed_endpoint(tmp_path: Path) -> None:
+    """The proxy (outside) tunnels CONNECT to an allowed host:port and refuses the rest; judged by listeners."""
+    import socket
+    import threading
+
+    from workbench.runner.egress import serve
+
+    allowed, other = socket.socket(), socket.socket()
+    for s in (allowed, other):
+        s.bind(("127.0.0.1", 0))
+        s.listen(4)
+        s.settimeout(10)
+    a_port, o_port = allowed.getsockname()[1], other.getsockname()[1]
+    sock = tmp_path / "egress.sock"
+    threading.Thread(target=serve, args=(sock, [f"127.0.0.1:{a_port}"]), daemon=True).start()
+
+    def ask(port: int) -> bytes:
+        c = socket.socket(socket.AF_UNIX)
+        for _ in range(200):
+            try:
+                c.connect(str(sock))
+                break
+            except OSError:
+                threading.Event().wait(0.01)
+        c.sendall(f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        return c.recv(100)
+
+    assert ask(o_port).startswith(b"HTTP/1.1 403")
+    assert ask(a_port).startswith(b"HTTP/1.1 200")
+    conn, _ = allowed.accept()
+    conn.close()
+    other.setblocking(False)
+    with pytest.raises(BlockingIOError):
+        other.accept()
+    log = (tmp_path / "egress.sock.log").read_text()
+    assert f"deny CONNECT 127.0.0.1:{o_port}" in log and f"allow CONNECT 127.0.0.1:{a_port}" in log
+
+
+def test_real_model_endpoints_go_through_the_proxy_and_nothing_else(tmp_path: Path) -> None:
+    """Inside, HTTPS_PROXY points at the bridged egress proxy; a CONNECT to anything not allowed gets 403."""
+    w = make_world(tmp_path)
+    rd = _run_dir(tmp_path)
+    script = ("python3 -c \"import os, socket; p = os.environ['HTTPS_PROXY'].rsplit(':', 1)[1]; "
+              "s = socket.create_connection(('127.0.0.1', int(p)), 5); "
+              "s.sendall(b'CONNECT 127.0.0.1:22 HTTP/1.1\\r\\n\\r\\n'); print(s.recv(40))\"")
+    argv = Confinement(w.home, (w.ws,)).argv(rd, rd / "repo", ["/bin/sh", "-c", script], reach=["api.example.com:443"])
+    done = subprocess.run(argv, env=clean_env(os.environ), capture_output=True, text=True, check=False, timeout=60)
+    assert "403 Forbidden" in done.stdout, done.stdout + done.stderr
+    assert "deny CONNECT 127.0.0.1:22" in (rd / "net" / "egress.sock.log").read_text()

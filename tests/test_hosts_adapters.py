@@ -28,8 +28,32 @@ OUTER = {"PATH": "/usr/bin", "HOME": "/root", "ANTHROPIC_API_KEY": "real", "CLAU
          "XDG_CONFIG_HOME": "/root/.config", "LANG": "C.UTF-8"}
 
 
-def test_clean_env_drops_host_and_proxy_variables() -> None:
-    assert clean_env(OUTER) == {"PATH": "/usr/bin", "HOME": "/root", "LANG": "C.UTF-8"}
+SECRETS = {"GITHUB_TOKEN": "ghp-x", "AWS_SECRET_ACCESS_KEY": "aws-x", "AZURE_OPENAI_API_KEY": "az-x",
+           "OPENROUTER_API_KEY": "or-x", "NPM_TOKEN": "npm-x", "SSH_AUTH_SOCK": "/tmp/agent"}
+
+
+def test_clean_env_keeps_only_the_allow_list() -> None:
+    assert clean_env({**OUTER, **SECRETS, "LC_ALL": "C"}) == {"PATH": "/usr/bin", "HOME": "/root", "LANG": "C.UTF-8",
+                                                             "LC_ALL": "C"}
+
+
+@pytest.mark.parametrize("host", sorted(ADAPTERS))
+@pytest.mark.parametrize("model", ["scripted", "real-model"])
+def test_no_secret_variable_reaches_any_host(host: str, model: str, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in {**OUTER, **SECRETS}.items():
+        monkeypatch.setenv(name, value)
+    ad = adapter(host)
+    try:
+        launch = ad.build(spec(tmp_path, model))
+    except InputError:
+        return  # grok refuses scripted runs
+    assert not set(SECRETS) & set(launch.env_names()), launch.env_names()
+    assert not set(SECRETS.values()) & set(launch.env.values())
+    passed = {n for n in OUTER if n in launch.env and launch.env[n] == OUTER[n]}
+    assert passed <= {"PATH", "LANG", *(ad.auth_env if model != "scripted" else ())}, passed
+    assert launch.secret_env == (frozenset(n for n in ad.auth_env if n in OUTER) if model != "scripted"
+                                 else frozenset())
 
 
 @pytest.mark.parametrize("host", ["claude", "codex", "opencode", "gemini"])

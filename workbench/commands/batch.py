@@ -142,6 +142,9 @@ def run(args: argparse.Namespace) -> int:
     invalid = sum(not o.record.valid for o in result.outcomes)
     condition = "confined" if confinement is not None else "UNCONFINED"
     state = "complete" if result.complete else "PARTIAL"
+    if result.swept:
+        console.print(f"workbench: --resume killed {len(result.swept)} leftover process(es) of a dead batch: "
+                      + "; ".join(result.swept[:3]), soft_wrap=True, markup=False)
     if result.aborted:
         console.print(f"[red]workbench: batch ABORTED: {result.aborted}[/red]", soft_wrap=True)
     if result.quota:

@@ -64,8 +64,8 @@ def run(args: argparse.Namespace) -> int:
     spec = ScoreSpec(kind=args.kind, required=list(args.require), moment=args.moment)
     result = score(spec, parsed.calls, model_output=parsed.model_output)
     payload = to_payload(spec, parsed, result)
-    if parsed.skipped:
-        print(f"workbench: skipped {len(parsed.skipped)} unparsable line(s) in {args.stream}", file=sys.stderr)
+    if parsed.skipped_count:
+        print(f"workbench: skipped {parsed.skipped_count} unparsable line(s) in {args.stream}", file=sys.stderr)
     if args.json:
         print(json.dumps(payload))
     else:

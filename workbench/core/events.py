@@ -71,6 +71,9 @@ class LineSkipped:
     reason: str
 
 
+KEEP_SKIPPED = 20
+"""Skipped lines kept as samples; the rest are only counted (a flood of junk costs no memory)."""
+
 Event = InitSeen | CallStarted | CallFinished | TextSeen | UsageSeen | RunEnded | LineSkipped | CallsReset
 
 
@@ -84,6 +87,8 @@ class ParsedRun:
     texts: list[str] = field(default_factory=list)
     ended: RunEnded | None = None
     skipped: list[LineSkipped] = field(default_factory=list)
+    """The first KEEP_SKIPPED skipped lines (samples for diagnostics); `skipped_count` counts them all."""
+    skipped_count: int = 0
 
     def apply(self, event: Event) -> None:
         """Fold one event into the run."""
@@ -104,7 +109,9 @@ class ParsedRun:
         elif isinstance(event, RunEnded):
             self.ended = event
         elif isinstance(event, LineSkipped):
-            self.skipped.append(event)
+            self.skipped_count += 1
+            if len(self.skipped) < KEEP_SKIPPED:  # counted, not stored: memory stays flat for any junk
+                self.skipped.append(event)
 
     @property
     def model_output(self) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
 SCHEMA_VERSION = 2
@@ -100,6 +100,15 @@ class Case(BaseModel):
         default_factory=list,
         description="Negatives: linked procedures NOT scored (default: every procedure the table links is).",
     )
+
+    @field_validator("extra_files")
+    @classmethod
+    def _no_git_internals(cls, files: dict[str, str]) -> dict[str, str]:
+        """A case may not write `.git/` (its config or hooks would run when git runs outside the sandbox)."""
+        for rel in files:
+            if any(part.lower() == ".git" for part in rel.replace("\\", "/").split("/")):
+                raise ValueError(f"path {rel!r} is inside .git: a case may not write git's config or hooks")
+        return files
 
 
 class ScoreSpec(BaseModel):
@@ -230,6 +239,8 @@ class RunRecord(BaseModel):
     failed_calls: list[int] = Field(default_factory=list, description="Indexes of calls that failed or were refused.")
     usage: Usage = Field(default_factory=Usage, description="Tokens and cost; None is unknown.")
     login_files_changed: list[str] = Field(default_factory=list, description="Login files the run changed.")
+    env_names: list[str] = Field(default_factory=list, description="Names (never values) of the environment "
+                                 "variables the host process was given (an allow-list per adapter).")
     started_at: str | None = Field(default=None, description="When the host started (UTC, ISO 8601).")
     finished_at: str | None = Field(default=None, description="When the run ended (UTC, ISO 8601).")
     workbench_version: str | None = Field(default=None, description="The workbench that wrote the record.")

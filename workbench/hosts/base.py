@@ -7,8 +7,9 @@ materializes the launch and runs it, so adapters stay pure and testable without 
 
 from __future__ import annotations
 
+import hashlib
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -21,20 +22,30 @@ SCRIPTED = "scripted"
 FAKE_KEY = "sk-workbench-scripted"
 """An API key for the scripted server: any non-empty value passes the hosts' checks."""
 
-_HOST_PREFIXES = ("ANTHROPIC_", "CLAUDE", "CODEX_", "OPENAI_", "GEMINI_", "GOOGLE_", "OPENCODE_", "XAI_",
-                  "GROK_", "XDG_", "NPM_CONFIG_", "NODE_OPTIONS", "VERTEX", "AWS_BEARER")
-_PROXY_NAMES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "ftp_proxy", "socks_proxy")
+BASE_ENV = ("PATH", "HOME", "LANG", "LANGUAGE", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "SSL_CERT_FILE",
+            "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS")
+"""Outer variables every host may see (plus `LC_*`); HOME and PATH are then replaced by the run's.
+Everything else is dropped: tokens and keys (GITHUB_TOKEN, AWS_*, *_API_KEY), proxies, the session's
+own host settings. A host's own auth variables pass only for real models (`HostAdapter.auth_env`)."""
 
 
-def clean_env(outer: Mapping[str, str]) -> dict[str, str]:
-    """The outer environment without any host, login or proxy variable, so no run inherits the session's."""
-    env: dict[str, str] = {}
-    for name, value in outer.items():
-        upper = name.upper()
-        if upper.startswith(_HOST_PREFIXES) or name.lower() in _PROXY_NAMES:
-            continue
-        env[name] = value
-    return env
+def clean_env(outer: Mapping[str, str], allow: Iterable[str] = ()) -> dict[str, str]:
+    """Only the allow-listed variables of OUTER (BASE_ENV, `LC_*`, and ALLOW), so no run inherits a secret."""
+    names = {*BASE_ENV, *allow}
+    return {name: value for name, value in outer.items() if name in names or name.startswith("LC_")}
+
+
+def file_digest(path: Path) -> str | None:
+    """sha256 of a file's bytes; None when it is missing or unreadable."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def login_digests(paths: Iterable[Path]) -> dict[str, str | None]:
+    """sha256 of each login file, taken before a run (compared after it: `runner.guard.login_files_changed`)."""
+    return {os.path.realpath(p): file_digest(Path(p)) for p in paths}
 
 
 @dataclass(frozen=True)
@@ -99,6 +110,23 @@ class Launch:
     """Link path -> target (login files, the Codex sandbox alias); linked, never copied."""
     executable: set[Path] = field(default_factory=set)
     """Written files to mark executable (the PATH stubs)."""
+    reach: tuple[str, ...] = ()
+    """`host:port` endpoints the host must reach: the scripted model server (`127.0.0.1:PORT`) or, for
+    a real model, the vendor API. A closed network (runner/confine.py) lets through exactly these."""
+    secret_env: frozenset[str] = frozenset()
+    """Names in `env` whose values are secrets (a real model's API key): redacted wherever written."""
+    logins: tuple[Path, ...] = ()
+    """The real login files bound read-only into the run (set by the confinement's `wrap`)."""
+    login_before: dict[str, str | None] = field(default_factory=dict)
+    """sha256 of each real login file before the run (`runner.guard.login_files_changed` compares)."""
+
+    def env_names(self) -> list[str]:
+        """The names of the variables the host process gets (a record may carry these, never values)."""
+        return sorted(self.env)
+
+    def secret_values(self) -> list[str]:
+        """The values of the secret variables, for redaction."""
+        return [self.env[name] for name in sorted(self.secret_env) if self.env.get(name)]
 
     def materialize(self) -> None:
         """Write the files and make the links (replacing stale ones from an earlier run)."""
@@ -128,6 +156,10 @@ class HostAdapter:
     """False for a host that executes the script itself (sim): no model server is started for it."""
     skills_dir: ClassVar[str] = ""
     """Where, relative to HOME, the host discovers user skills ('' when it loads the plugin another way)."""
+    auth_env: ClassVar[tuple[str, ...]] = ()
+    """The host's own auth variables passed from the outer environment, real models only (secrets)."""
+    api_hosts: ClassVar[tuple[str, ...]] = ()
+    """`host:port` the host needs with a real model; the closed network's proxy allows exactly these."""
 
     def build(self, run: RunSpec) -> Launch:
         raise NotImplementedError
@@ -148,8 +180,24 @@ class HostAdapter:
                links: dict[Path, Path] | None = None) -> Launch:
         """The launch with the PATH stubs and (real models) login links added; runs in the repo."""
         stubs = stub_files(run.bin_dir, self.name)
-        all_links = {**self.login_links(run), **self.skill_links(run), **(links or {})}
-        return Launch(argv, env, run.repo, {**stubs, **(files or {})}, all_links, set(stubs))
+        logins = self.login_links(run)
+        all_links = {**logins, **self.skill_links(run), **(links or {})}
+        secret: frozenset[str] = frozenset()
+        if not run.scripted:
+            outer = {k: v for k, v in os.environ.items() if k in self.auth_env}
+            env.update(outer)
+            secret = frozenset(outer)
+        return Launch(argv, env, run.repo, {**stubs, **(files or {})}, all_links, set(stubs), self.reach(run), secret,
+                      tuple(logins.values()), login_digests(logins.values()))
+
+    def reach(self, run: RunSpec) -> tuple[str, ...]:
+        """What the host must reach: the model server for a scripted run, else `api_hosts`."""
+        if run.scripted and run.server_url:
+            from urllib.parse import urlsplit
+
+            parts = urlsplit(run.url())
+            return (f"{parts.hostname}:{parts.port or 80}",)
+        return () if run.scripted else self.api_hosts
 
     def base_env(self, run: RunSpec, outer: Mapping[str, str] | None = None) -> dict[str, str]:
         """Cleaned environment with the temp HOME, TMPDIR and the run's bin dir first on PATH."""

@@ -25,6 +25,7 @@ class ClaudeAdapter(HostAdapter):
     pinned = "2.1.197"
     login_files = (".claude/.credentials.json", ".claude.json")
     skills_dir = ".claude/skills"
+    api_hosts = ("api.anthropic.com:443",)
 
     def skill_links(self, run: RunSpec, skills_dir: str | None = None) -> dict[Path, Path]:
         """User-skill links only when the plugin copy is not a Claude plugin (that one is `--plugin-dir`)."""

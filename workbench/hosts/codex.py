@@ -46,6 +46,8 @@ class CodexAdapter(HostAdapter):
     pinned = "0.171.0"
     login_files = (".codex/auth.json",)
     skills_dir = ".codex/skills"
+    api_hosts = ("api.openai.com:443", "chatgpt.com:443")
+    """API-key login talks to api.openai.com, a ChatGPT login to chatgpt.com/backend-api/codex."""
 
     def build(self, run: RunSpec) -> Launch:
         codex_home = run.home / ".codex"

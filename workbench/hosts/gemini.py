@@ -36,6 +36,9 @@ class GeminiAdapter(HostAdapter):
     pinned = "0.61.0"
     login_files = (".gemini/oauth_creds.json", ".gemini/google_accounts.json")
     skills_dir = ".gemini/skills"
+    api_hosts = ("cloudcode-pa.googleapis.com:443", "generativelanguage.googleapis.com:443",
+                 "oauth2.googleapis.com:443")
+    """OAuth-personal talks to Code Assist (cloudcode-pa); access tokens are refreshed at oauth2."""
 
     def build(self, run: RunSpec) -> Launch:
         model = SCRIPTED_MODEL if run.scripted else run.model

@@ -33,6 +33,8 @@ class GrokAdapter(HostAdapter):
     login_files = (".grok/user-settings.json",)
     repo_noise: tuple[str, ...] = (".grok/settings.json",)
     """Repo files the client itself writes on every run (`RepoWatcher(noise=...)` patterns)."""
+    auth_env = KEY_VARS
+    api_hosts = ("api.x.ai:443",)
 
     def build(self, run: RunSpec) -> Launch:
         model = SCRIPTED_MODEL if run.scripted else run.model

@@ -14,6 +14,10 @@ from typing import Any
 
 from workbench.hosts.base import FAKE_KEY, HostAdapter, Launch, RunSpec
 
+PROVIDER_HOSTS = {"anthropic": ("api.anthropic.com:443",), "openai": ("api.openai.com:443",),
+                  "opencode": ("opencode.ai:443",), "google": ("generativelanguage.googleapis.com:443",),
+                  "openrouter": ("openrouter.ai:443",), "xai": ("api.x.ai:443",)}
+"""Endpoints per provider prefix of a real model name (what the closed network lets through)."""
 DEAD_REGISTRY = "http://127.0.0.1:9/"
 """The discard port: nothing listens, so npm fails at once without leaving the machine."""
 
@@ -41,6 +45,12 @@ class OpenCodeAdapter(HostAdapter):
     pinned = "1.18.33"
     login_files = (".local/share/opencode/auth.json",)
     skills_dir = ".config/opencode/skills"
+
+    def reach(self, run: RunSpec) -> tuple[str, ...]:
+        """A real model's provider is the part before the slash (`anthropic/claude-...`)."""
+        if run.scripted:
+            return super().reach(run)
+        return PROVIDER_HOSTS.get(run.model.split("/", 1)[0], ())
 
     def build(self, run: RunSpec) -> Launch:
         config_path = run.run_dir / "opencode.json"

@@ -12,7 +12,6 @@ would then measure something no sha names.
 from __future__ import annotations
 
 import io
-import shutil
 import tarfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -136,7 +135,9 @@ def archive(arm: Arm) -> bytes:
 def build_copy(arm: Arm, dest: Path, tar: bytes | None = None) -> Path:
     """Write the arm's plugin into DEST (must not exist): from the archive TAR (made when not given)."""
     if arm.sha is None:
-        shutil.copytree(arm.repo_root / arm.subdir, dest, ignore=shutil.ignore_patterns(".git"))
+        from workbench.runner.fixture import copy_tree  # no link followed out of the plugin
+
+        copy_tree(arm.repo_root / arm.subdir, dest)
         return dest
     data = tar if tar is not None else archive(arm)
     dest.mkdir(parents=True)

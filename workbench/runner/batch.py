@@ -33,6 +33,7 @@ from workbench.runner.confine import Confinement
 from workbench.runner.execute import execute
 from workbench.runner.guard import Guard, Snapshot
 from workbench.runner.hostrun import HostRun, run_host
+from workbench.runner.process import claim, sweep_dead_batches
 from workbench.runner.proof import prove
 from workbench.runner.request import RunIdentity, RunRequest, build_request
 
@@ -140,6 +141,8 @@ class BatchResult:
     quota: str | None = None
     write_failed: bool = False
     """A record could not be appended (disk full): the batch aborted; later outcomes are not recorded."""
+    swept: list[str] = field(default_factory=list)
+    """Processes of a dead earlier batch killed on `--resume` (`process.sweep_dead_batches`)."""
 
     @property
     def complete(self) -> bool:
@@ -317,7 +320,10 @@ def run_batch(cfg: BatchConfig, on_outcome: Callable[[RunOutcome, Progress], Non
     pending = todo(items, loaded, resume=cfg.resume, retry_invalid=cfg.retry_invalid)
     result = BatchResult(bid, len(items), len(items) - len(pending))
     progress = Progress(len(items), skipped=result.skipped)
+    if cfg.resume:  # a batch killed with -9 may have left host processes and its scratch folder
+        result.swept = sweep_dead_batches(Path(cfg.workdir or tempfile.gettempdir()))
     root = Path(tempfile.mkdtemp(prefix="wb-batch-", dir=cfg.workdir))
+    owner = claim(root)
     try:
         preflight(cfg, root)
         if on_start is not None:
@@ -326,6 +332,7 @@ def run_batch(cfg: BatchConfig, on_outcome: Callable[[RunOutcome, Progress], Non
         before = cfg.guard.snapshot()
         _loop(cfg, pending, root, tars, bid, len(items), before, result, progress, on_outcome, run_host_fn)
     finally:
+        os.close(owner)
         shutil.rmtree(root, ignore_errors=True)
     return result
 

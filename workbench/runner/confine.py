@@ -12,20 +12,49 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from workbench.hosts.base import Launch
+from workbench.hosts.base import Launch, login_digests
+from workbench.runner.egress import PROXY_PORT
 
 BWRAP_FLAGS = ("--die-with-parent", "--new-session", "--unshare-user", "--uid", "1000", "--gid", "1000",
                "--cap-drop", "ALL", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
 """The namespace part of the argv; never without the user namespace and the dropped capabilities."""
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
+LOOPBACK = ("127.0.0.1", "localhost")
+SOCAT = shutil.which("socat") or "socat"
+SETPRIV = shutil.which("setpriv") or "setpriv"
+SLEEP = shutil.which("sleep") or "sleep"
+"""The bridges' helpers by absolute path: the wrapper never depends on the run's PATH."""
+WAIT_STEPS = 2000
+"""Polls (1 ms apart, each a few ms) for the inner listener before the wrapper gives up with exit 97."""
+_LISTENING = '{{ f=1; while read -r _ l _ st _; do [ "$l $st" = "{port} 0A" ] && f=0; done </proc/net/tcp; [ $f = 0 ]; }}'
+"""A shell test (builtins only): is 127.0.0.1:PORT (hex) listening in this network namespace?"""
 TMP = Path("/tmp")
+
+
+SECRET_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers",
+                "/etc/security/opasswd", "/etc/ssh/ssh_host_*_key", "/etc/machine-id")
+SECRET_DIRS = ("/etc/ssl/private", "/etc/sudoers.d", "/etc/NetworkManager/system-connections", "/var/lib/sss",
+               "/root", "/home/*/.ssh", "/var/spool/cron")
+"""Root-only files hidden inside (read as empty / an empty folder). The inner uid maps to the outer
+root, so file modes do not protect them: each known one is masked. A root-only file elsewhere stays
+readable (docs/confinement.md)."""
+
+
+def secret_masks() -> tuple[list[str], list[str]]:
+    """The existing SECRET_FILES and SECRET_DIRS (globs expanded), to mask."""
+    import glob
+
+    files = [p for pattern in SECRET_FILES for p in sorted(glob.glob(pattern)) if os.path.isfile(p)]
+    dirs = [p for pattern in SECRET_DIRS for p in sorted(glob.glob(pattern)) if os.path.isdir(p)]
+    return files, dirs
 
 
 def bwrap_path() -> str | None:
@@ -68,13 +97,15 @@ class Confinement:
     real_home: Path
     hidden: tuple[Path, ...] = ()
     toolchain: tuple[Path, ...] = field(default_factory=lambda: tuple(default_toolchain()))
-    share_net: bool = True
-    """Hosts reach their API (or the model server on the outer 127.0.0.1) only with the network shared."""
+    share_net: bool = False
+    """False (the default): `--unshare-net`, and only the launch's `reach` endpoints are bridged in
+    (the model server through a unix socket; a real model's API through the egress proxy)."""
     bwrap: str = field(default_factory=lambda: bwrap_path() or "bwrap")
 
-    def masks(self) -> list[Path]:
-        """Real home and checkouts, outermost first, without duplicates or nested repeats."""
-        roots = sorted({Path(os.path.realpath(p)) for p in (self.real_home, *self.hidden)}, key=lambda p: len(p.parts))
+    def masks(self, extra: Iterable[str | Path] = ()) -> list[Path]:
+        """Real home, checkouts (and EXTRA secret folders), outermost first, without nested repeats."""
+        roots = sorted({Path(os.path.realpath(p)) for p in (self.real_home, *self.hidden, *extra)},
+                       key=lambda p: len(p.parts))
         out: list[Path] = []
         for root in roots:
             if not any(_under(root, o) for o in out):
@@ -82,16 +113,25 @@ class Confinement:
         return out
 
     def argv(self, run_dir: Path, repo: Path, command: Sequence[str], *, binds: Mapping[Path, Path] | None = None,
-             writable: Iterable[Path] = (), env: Mapping[str, str] | None = None) -> list[str]:
-        """The full bwrap argv for COMMAND in REPO: run dir read-only, its home/tmp and REPO writable,
-        BINDS (source -> destination, e.g. login files) bound read-write."""
+             writable: Iterable[Path] = (), env: Mapping[str, str] | None = None, reach: Sequence[str] = (),
+             ro_binds: Mapping[Path, Path] | None = None) -> list[str]:
+        """The full argv for COMMAND in REPO: run dir read-only, its home/tmp and REPO writable, BINDS
+        (source -> destination) read-write, RO_BINDS (login files) read-only. With a closed network
+        the endpoints in REACH are bridged in (see `network`); the argv then starts with /bin/sh."""
         run_dir = Path(os.path.realpath(run_dir))
+        outer, inner, net_env = self.network(run_dir, reach)
+        if inner:
+            command = ["/bin/sh", "-c", inner, "wb-net", *command]
+        env = {**net_env, **(env or {})}
         home, tmp = run_dir / "home", run_dir / "tmp"
         argv = [self.bwrap, *BWRAP_FLAGS]
         if not self.share_net:
             argv.append("--unshare-net")
         argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-        masks = self.masks()
+        files, dirs = secret_masks()
+        for secret in files:
+            argv += ["--ro-bind", "/dev/null", secret]
+        masks = self.masks(dirs)
         for keep in self.toolchain:  # a checkout or venv under /tmp (CI clones there) must stay visible
             if _under(keep, TMP) and keep != TMP and not any(_under(keep, m) for m in masks):
                 argv += ["--ro-bind", str(keep), str(keep)]
@@ -108,13 +148,54 @@ class Confinement:
             argv += ["--bind", str(path), str(path)]
         for src, dest in (binds or {}).items():
             argv += ["--bind", str(src), str(dest)]
-        setenv = {"HOME": str(home), "TMPDIR": str(tmp), "XDG_CONFIG_HOME": str(home / ".config"),
-                  "XDG_CACHE_HOME": str(home / ".cache"), "XDG_DATA_HOME": str(home / ".local" / "share"),
-                  **(env or {})}
-        for name, value in setenv.items():
+        for src, dest in (ro_binds or {}).items():
+            argv += ["--ro-bind", str(src), str(dest)]
+        for name, value in self.inner_env(run_dir, env).items():
             argv += ["--setenv", name, value]
         argv += ["--chdir", str(Path(os.path.realpath(repo))), "--", *command]
-        return argv
+        return ["/bin/sh", "-c", outer, "wb-net", *argv] if outer else argv
+
+    def network(self, run_dir: Path, reach: Sequence[str]) -> tuple[str, str, dict[str, str]]:
+        """The closed network's bridges for REACH: (outer shell script, inner shell script, inner env).
+
+        Loopback endpoints (the model server): outside, socat serves RUN/net/PORT.sock and forwards to
+        127.0.0.1:PORT; inside the new network namespace, socat listens on 127.0.0.1:PORT and forwards
+        to that socket. Other endpoints (a real model's API) go through one egress proxy allowing
+        exactly them (runner/egress.py), with HTTPS_PROXY set inside. The outer helpers die with bwrap
+        (`setpriv --pdeathsig KILL`), the inner ones with its pid namespace. Empty when shared."""
+        if self.share_net or not reach:
+            return "", "", {}
+        net = run_dir / "net"
+        net.mkdir(exist_ok=True)
+        q = shlex.quote
+        cd = f"cd {q(str(net))} && exec"  # socket paths relative to net/: a sockaddr holds only 108 bytes
+        outer, inner, socks, ports = [], [], [], []
+        loop = [int(p) for h, _, p in (r.rpartition(":") for r in reach) if h in LOOPBACK]
+        remote = sorted({r for r in reach if r.rpartition(":")[0] not in LOOPBACK})
+        for port in loop:
+            outer.append(f"({cd} {SETPRIV} --pdeathsig KILL {SOCAT} UNIX-LISTEN:{port}.sock,fork,unlink-early,"
+                         f"perm=0666 TCP:127.0.0.1:{port} </dev/null >/dev/null 2>&1) &")
+            socks.append(f"{port}.sock")
+            ports.append(port)
+        env: dict[str, str] = {}
+        if remote:
+            egress = Path(__file__).with_name("egress.py")
+            outer.append(f"({cd} {SETPRIV} --pdeathsig KILL {q(sys.executable)} -I {q(str(egress))} egress.sock "
+                         f"{' '.join(map(q, remote))} </dev/null >/dev/null 2>&1) &")
+            socks.append("egress.sock")
+            ports.append(PROXY_PORT)
+            proxy = f"http://127.0.0.1:{PROXY_PORT}"
+            env = {"HTTPS_PROXY": proxy, "https_proxy": proxy, "HTTP_PROXY": proxy, "http_proxy": proxy,
+                   "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}  # the bridges: direct
+        outer.append('exec "$@"')  # no wait here: the inner side retries its connect until the socket is up
+        for port, sock in zip(ports, socks, strict=True):
+            inner.append(f"({cd} {SOCAT} TCP-LISTEN:{port},bind=127.0.0.1,fork,reuseaddr "
+                         f"UNIX-CONNECT:{sock},retry=500,interval=0.01 </dev/null >/dev/null 2>&1) &")
+        for port in ports:  # the host must not connect before the listener is up
+            inner.append(f"n=0; until {_LISTENING.format(port=f'0100007F:{port:04X}')}; do n=$((n+1)); "
+                         f"[ $n -gt {WAIT_STEPS} ] && exit 97; {SLEEP} 0.001; done")
+        inner.append('exec "$@"')
+        return "\n".join(outer), "\n".join(inner), env
 
     def _inner(self, mask: Path) -> list[Path]:
         """Hidden folders nested inside MASK (their toolchain is bound after their own mask)."""
@@ -134,8 +215,19 @@ class Confinement:
         if host == "claude":
             claude_settings(run_dir / "home", list(binds.values()))
         env = {k: v for k, v in launch.env.items() if k in ("HOME", "TMPDIR")}
-        argv = self.argv(run_dir, repo, launch.argv, binds=binds, env=env)
-        return replace(launch, argv=argv)
+        argv = self.argv(run_dir, repo, launch.argv, ro_binds=binds, env=env, reach=launch.reach)
+        inner = {**launch.env, **self.network(Path(os.path.realpath(run_dir)), launch.reach)[2],
+                 **self.inner_env(run_dir, env)}
+        before = launch.login_before or login_digests(binds)
+        return replace(launch, argv=argv, env=inner, logins=tuple(binds), login_before=before)
+
+    @staticmethod
+    def inner_env(run_dir: Path, env: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The variables `argv` sets inside (`--setenv`), on top of the launch's own."""
+        home = Path(os.path.realpath(run_dir)) / "home"
+        return {"HOME": str(home), "TMPDIR": str(home.parent / "tmp"), "XDG_CONFIG_HOME": str(home / ".config"),
+                "XDG_CACHE_HOME": str(home / ".cache"), "XDG_DATA_HOME": str(home / ".local" / "share"),
+                **(env or {})}
 
 
 def claude_settings(home: Path, logins: Sequence[Path]) -> Path:

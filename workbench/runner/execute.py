@@ -109,11 +109,13 @@ def _tail(path: Path, size: int = 2000) -> str:
 
 
 def build_record(request: RunRequest, run: HostRun, spec: ScoreSpec, redactor: Redactor,
-                 changes: list[str], quota: bool = False) -> tuple[RunRecord, Score]:
-    """THE record builder: the scored, redacted record of one run, every field set once."""
+                 changes: list[str], quota: bool = False, logins: list[str] | None = None) -> tuple[RunRecord, Score]:
+    """THE record builder: the scored, redacted record of one run, every field set once. LOGINS: the
+    login files whose hash changed during the run (the run is then invalid, like a guard change)."""
     case, calls = request.case, run.parsed.calls
     result = score(spec, calls, model_output=run.parsed.model_output)
-    reason = invalid_reason(request, run, changes, quota)
+    logins = logins or []
+    reason = invalid_reason(request, run, changes + [f"login file changed: {n}" for n in logins], quota)
     kept = calls if result.moment_at is None else calls[:result.moment_at + 1]
     known = bool(run.offered_skills or run.offered_plugins or run.parsed.init)
     offered = run.skill_offered(spec.entry_skill) if spec.entry_skill and known else None
@@ -133,6 +135,7 @@ def build_record(request: RunRequest, run: HostRun, spec: ScoreSpec, redactor: R
         entry=EntryGate(skill=spec.entry_skill, file=spec.entry_file, offered=offered,
                         skill_error=skill_error(calls), offered_skills=list(run.offered_skills)),
         guard=GuardReport(changes=changes) if changes else None,
+        login_files_changed=logins, env_names=run.launch.env_names(),
     )
     return redactor.record(record), result
 
@@ -156,7 +159,7 @@ def execute(request: RunRequest, on_event: Callable[[Event], None] | None = None
     starts (a live view shows short paths); `on_event` every parsed event, then `CallsReset` when a
     re-parse (Codex with its rollout) changed the calls. `run_host_fn` stands in for `run_host`
     (the TUI's cancellable batch)."""
-    from workbench.runner.guard import Guard
+    from workbench.runner.guard import Guard, login_files_changed
 
     guard, before = None, None
     if request.live is not None:
@@ -182,10 +185,12 @@ def execute(request: RunRequest, on_event: Callable[[Event], None] | None = None
         run = _run(request, run_dir, plugin, on_event, run_host_fn)
         t3 = time.perf_counter()
         leftovers = [f"leftover process of the run, killed: {d}" for d in sweep(home)]
+        logins = login_files_changed(run.launch.login_before)
+        leftovers += [f"login file changed: {n}" for n in logins]
         entry = entry_skill(plugin, request.case.required)
         spec = ScoreSpec(kind=request.case.kind, required=request.case.required, moment=request.case.moment,
                          entry_skill=entry, entry_file=f"skills/{entry}/SKILL.md" if entry else None)
-        secrets = login_secrets(run.launch.links.values())
+        secrets = [*login_secrets(run.launch.links.values()), *run.launch.secret_values()]
         quota = hit_quota(run)
     finally:
         t4 = time.perf_counter()
@@ -193,7 +198,7 @@ def execute(request: RunRequest, on_event: Callable[[Event], None] | None = None
             shutil.rmtree(run_dir, ignore_errors=True)
         seconds["cleanup"] = time.perf_counter() - t4
     changes = guard.changes(before) if guard is not None and before is not None else []
-    record, result = build_record(request, run, spec, Redactor(paths, secrets), changes, quota)
+    record, result = build_record(request, run, spec, Redactor(paths, secrets), changes, quota, logins)
     seconds.update(fixture=t1 - t0, arm=t2 - t1, host=t3 - t2, score=t4 - t3 + time.perf_counter() - t4
                    - seconds["cleanup"])
     return RunResult(record, result, run, run_dir, seconds, leftovers)

@@ -8,9 +8,11 @@ mid-task case is "on" its work branch), or on `main` when there are none.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
-from collections.abc import Mapping
+import subprocess
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import git
@@ -22,12 +24,67 @@ IDENTITY = {"name": "workbench", "email": "workbench@localhost"}
 """The author of fixture commits; hosts that commit use their own or the run's git identity."""
 
 
+NEUTRAL_GIT = ("-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null", "-c", "core.sshCommand=false",
+               "-c", "diff.external=", "-c", "core.pager=cat", "-c", "protocol.allow=never", "-c", "core.quotepath=off")
+"""Every git command the workbench runs OUTSIDE the sandbox on a repo a run or a case could shape:
+no fsmonitor, no hooks, no external helpers (a planted `.git/config` must not run anything)."""
+
+
+def neutral_git_env(outer: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for those commands: no system or global config, no prompts, no GIT_* from outside."""
+    base = {k: v for k, v in (os.environ if outer is None else outer).items() if not k.startswith("GIT_")}
+    return {**base, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_TERMINAL_PROMPT": "0",
+            "GIT_OPTIONAL_LOCKS": "0"}
+
+
+def neutral_git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """`git ARGS` in REPO with the neutral config, `safe.directory` scoped to REPO alone."""
+    argv = ["git", "-C", str(repo), *NEUTRAL_GIT, "-c", f"safe.directory={os.path.realpath(repo)}", *args]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, env=neutral_git_env())
+    if check and done.returncode != 0:
+        raise RuntimeError(f"git {args[0]} failed in {repo}: {done.stderr.strip()[:200]}")
+    return done
+
+
+def git_internal(rel: str) -> bool:
+    """Whether REL names something inside a `.git` folder (any case: `.GIT/config` too)."""
+    return any(part.lower() == ".git" for part in Path(rel).parts)
+
+
 def _safe_path(root: Path, rel: str, field: str) -> Path:
-    """ROOT/REL, refusing absolute paths and `..` escapes (a case must not write outside its repo)."""
+    """ROOT/REL, refusing absolute paths, `..` escapes and `.git/` (a case must not write outside its
+    repo, nor the repo's git config or hooks, which git would then run outside the sandbox)."""
+    if git_internal(rel):
+        raise InputError(f"file path {rel!r} is inside .git (a case may not write git's config or hooks)", field=field)
     target = (root / rel).resolve()
     if Path(rel).is_absolute() or not target.is_relative_to(root.resolve()):
         raise InputError(f"file path {rel!r} leaves the repo", field=field)
     return target
+
+
+def copy_tree(src: Path, dest: Path, skip: Sequence[str] = (".git",)) -> None:
+    """Copy SRC into DEST without following links: a link that stays inside SRC is copied as a link, one
+    that points out of it (or dangles) is refused, naming it; FIFOs and devices are refused too."""
+    root = Path(os.path.realpath(src))
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        dirnames[:] = [d for d in dirnames if d not in skip]
+        out = dest / here.relative_to(root)
+        out.mkdir(parents=True, exist_ok=True)
+        for name in [*filenames, *(d for d in dirnames if (here / d).is_symlink())]:
+            path = here / name
+            rel = path.relative_to(root)
+            if path.is_symlink():
+                target = Path(os.path.realpath(path))
+                if not target.is_relative_to(root) or not target.exists():
+                    raise InputError(f"{rel}: a link out of the fixture ({os.readlink(path)}) is not copied",
+                                     file=str(src), field="fixture")
+                os.symlink(os.readlink(path), out / name)
+            elif path.is_file():
+                shutil.copy2(path, out / name, follow_symlinks=False)
+            else:
+                raise InputError(f"{rel}: not a regular file, folder or link", file=str(src), field="fixture")
+        dirnames[:] = [d for d in dirnames if not (here / d).is_symlink()]
 
 
 def _write(root: Path, files: Mapping[str, str], field: str) -> list[str]:
@@ -41,9 +98,11 @@ def _write(root: Path, files: Mapping[str, str], field: str) -> list[str]:
 
 
 def _commit(repo: git.Repo, message: str) -> None:
-    actor = git.Actor(IDENTITY["name"], IDENTITY["email"])
-    repo.git.add(A=True)
-    repo.index.commit(message, author=actor, committer=actor)
+    """Stage everything and commit with the neutral config (no hook, no fsmonitor runs)."""
+    root = Path(repo.working_tree_dir or ".")
+    neutral_git(root, "add", "-A")
+    ident = ("-c", f"user.name={IDENTITY['name']}", "-c", f"user.email={IDENTITY['email']}", "-c", "commit.gpgsign=false")
+    neutral_git(root, *ident, "commit", "-q", "--no-verify", "--allow-empty", "-m", message)
 
 
 _BRANCH_WORD = re.compile(r"(?<![\w./-])((?:feature|feat|fix|bugfix|hotfix|release|topic|chore|wip)/[\w.-]*[\w-])")
@@ -75,12 +134,13 @@ def make_fixture(dest: Path, case: Case | None = None, base: Path | None = None,
     if base is not None:
         if not base.is_dir():
             raise InputError(f"fixture folder not found: {base}", field="fixture")
-        shutil.copytree(base, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".git"))
+        copy_tree(base, dest)
     dest.mkdir(parents=True, exist_ok=True)
     _write(dest, files or {}, "files")
     if case is not None:
         _write(dest, case.extra_files, "extra_files")
-    repo = git.Repo.init(dest, initial_branch="main")
+    neutral_git(dest, "init", "-q", "--template=", "-b", "main")
+    repo = git.Repo(dest)
     with repo.config_writer() as cfg:
         cfg.set_value("user", "name", IDENTITY["name"])
         cfg.set_value("user", "email", IDENTITY["email"])
@@ -89,8 +149,8 @@ def make_fixture(dest: Path, case: Case | None = None, base: Path | None = None,
         (dest / ".gitkeep").write_text("", encoding="utf-8")
     _commit(repo, "fixture: base")
     for i, branch in enumerate(case.branches if case is not None else []):
-        repo.git.checkout("main")
-        repo.git.checkout("-b", branch.name)
+        neutral_git(dest, "checkout", "-q", "main")
+        neutral_git(dest, "checkout", "-q", "-b", branch.name)
         if not branch.files:
             raise InputError("a branch needs at least one file for its commit", field=f"branches[{i}].files")
         _write(dest, branch.files, f"branches[{i}].files")

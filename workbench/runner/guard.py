@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
-from collections.abc import Iterable, Sequence
+import stat
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.core.errors import InputError
+from workbench.hosts.base import file_digest
+from workbench.runner.fixture import neutral_git
 
 LIVE_CONFIGS = (".claude/settings.json", ".claude/settings.local.json", ".claude/CLAUDE.md", ".claude/skills",
                 ".claude/plugins/installed_plugins.json", ".codex/config.toml", ".codex/AGENTS.md", ".codex/skills",
@@ -29,21 +31,56 @@ OWN_PARTS = ("__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache")
 """Folder names the workbench process itself writes into (bytecode, tool caches)."""
 
 
-def _digest(path: Path) -> str | None:
-    """sha256 of a file, of a folder's file names and contents, or None when missing."""
+def _file(path: Path, info: os.stat_result) -> bytes:
+    """What identifies one entry without trusting it: a link's target text (never followed), a
+    regular file's content (opened O_NOFOLLOW|O_NONBLOCK), any other type by its type alone."""
+    if stat.S_ISLNK(info.st_mode):
+        return b"link:" + os.readlink(path).encode(errors="surrogateescape")
+    if not stat.S_ISREG(info.st_mode):
+        return f"type:{stat.S_IFMT(info.st_mode):o}".encode()
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        h = hashlib.sha256()
+        while chunk := os.read(fd, 1 << 20):
+            h.update(chunk)
+        return h.hexdigest().encode()
+    finally:
+        os.close(fd)
+
+
+def _stamp(info: os.stat_result) -> bytes:
+    """A file's identity without reading it: size, inode, mtime and ctime (ctime cannot be set back)."""
+    return f"{info.st_size}:{info.st_ino}:{info.st_mtime_ns}:{info.st_ctime_ns}:{info.st_mode:o}".encode()
+
+
+def _digest(path: Path, *, by_stat: bool = False) -> str | None:
+    """sha256 of a file, or of a folder's entries (names and contents, walked without following
+    links), or None when missing. BY_STAT: stat stamps instead of contents (big ignored trees)."""
     h = hashlib.sha256()
     try:
-        if path.is_dir():
-            for p in sorted(path.rglob("*")):
-                if p.is_file():
-                    h.update(p.relative_to(path).as_posix().encode() + b"\0" + p.read_bytes())
+        info = os.lstat(path)
+        if not stat.S_ISDIR(info.st_mode):
+            h.update(_stamp(info) if by_stat else _file(path, info))
             return h.hexdigest()
-        h.update(path.read_bytes())
+        for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
+            dirnames.sort()
+            for name in sorted(filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]):
+                p = Path(dirpath) / name
+                entry = os.lstat(p)
+                body = _stamp(entry) if by_stat and not stat.S_ISLNK(entry.st_mode) else _file(p, entry)
+                h.update(p.relative_to(path).as_posix().encode() + b"\0" + body + b"\0")
         return h.hexdigest()
     except FileNotFoundError:
         return None
     except OSError as exc:
         return f"unreadable: {exc.strerror}"
+
+
+def login_files_changed(before: Mapping[str, str | None]) -> list[str]:
+    """The login files whose hash differs from BEFORE (written, replaced or removed during the run).
+    A changed login makes the run invalid and stops the batch: the sandbox binds them read-only, so
+    a change means something got past it (or ran unconfined)."""
+    return sorted(name for name, digest in before.items() if file_digest(Path(name)) != digest)
 
 
 @dataclass(frozen=True)
@@ -62,11 +99,16 @@ class Snapshot:
     configs: dict[str, str | None]
 
 
+GIT_WATCHED = ("config", "hooks", "refs", "packed-refs", "HEAD", "info", "modules", "worktrees", "commondir")
+"""Inside a checkout's git folder: what changes how git behaves there (config: fsmonitor, hooksPath,
+aliases; hooks; refs and HEAD), hashed by content."""
+
+
 def git_state(checkout: Path, own: Sequence[Path] = ()) -> CheckoutState:
-    """HEAD and porcelain status of CHECKOUT, minus the workbench's own paths."""
+    """HEAD, porcelain status and the watched git internals of CHECKOUT, minus the workbench's own
+    paths. Every git command runs with the neutral config (a planted fsmonitor or hook never runs)."""
     def git(*args: str) -> str:
-        done = subprocess.run(["git", "-C", str(checkout), "-c", "core.quotepath=off", *args],
-                              capture_output=True, text=True, check=False)
+        done = neutral_git(checkout, *args, check=False)
         if done.returncode != 0:
             raise RuntimeError(f"guard: git {args[0]} failed in {checkout}: {done.stderr.strip()[:200]}")
         return done.stdout
@@ -81,13 +123,16 @@ def git_state(checkout: Path, own: Sequence[Path] = ()) -> CheckoutState:
         path = root / rel
         if _own(path, own):
             continue
-        entries[f"{status} {rel}"] = None if status == "!!" else _digest(path)
+        entries[f"{status} {rel}"] = _digest(path, by_stat=status == "!!")
+    git_dirs = {Path(os.path.realpath(root / git("rev-parse", name).strip())) for name in ("--git-dir", "--git-common-dir")}
+    for git_dir in sorted(git_dirs):
+        for watched in GIT_WATCHED:
+            entries[f"git {git_dir.name}/{watched}"] = _digest(git_dir / watched)
     return CheckoutState(head, entries)
 
 
 def _has_head(checkout: Path) -> bool:
-    return subprocess.run(["git", "-C", str(checkout), "rev-parse", "--verify", "-q", "HEAD"],
-                          capture_output=True, check=False).returncode == 0
+    return neutral_git(checkout, "rev-parse", "--verify", "-q", "HEAD", check=False).returncode == 0
 
 
 def _own(path: Path, own: Sequence[Path]) -> bool:
@@ -111,8 +156,7 @@ class Guard:
         for c in checkouts:
             if not Path(c).is_dir():
                 raise InputError(f"not a folder: {c}", field="--guard")
-            top = subprocess.run(["git", "-C", str(c), "rev-parse", "--show-toplevel"], capture_output=True,
-                                 text=True, check=False)
+            top = neutral_git(Path(c), "rev-parse", "--show-toplevel", check=False)
             root = Path(top.stdout.strip()) if top.returncode == 0 else Path(os.path.realpath(c))
             if root not in roots:
                 roots.append(root)

@@ -15,7 +15,7 @@ import functools
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,6 +24,7 @@ from typing import Any
 from workbench.core.errors import InputError
 from workbench.core.events import Event, ParsedRun
 from workbench.core.parsers import make_parser, parse_lines
+from workbench.core.parsers.common import capped_lines
 from workbench.hosts import SCRIPTED, HostAdapter, Launch, RunSpec, adapter
 from workbench.hosts.install import PINNED, installed_version, probe_version, require_binary
 from workbench.hosts.sim import NO_OUTPUT
@@ -82,14 +83,31 @@ def _cli_version(host: str, binary: str) -> str | None:
     return probe_version(path)
 
 
-def _rollout(codex_home: Path) -> Path | None:
-    """The newest Codex rollout session log under CODEX_HOME/sessions."""
-    logs = sorted(codex_home.glob("sessions/**/rollout-*.jsonl"), key=lambda p: p.stat().st_mtime)
-    return logs[-1] if logs else None
+def _rollout(run_dir: Path, codex_home: Path) -> tuple[Path, list[str]] | None:
+    """The newest Codex rollout session log under CODEX_HOME/sessions and its lines, read without
+    trusting the run (runner/untrusted.py: no link followed, regular files only, capped, timed);
+    a refused log counts as none."""
+    from workbench.runner.untrusted import Refused, read_bytes, regular_files
+
+    try:
+        rel_home = codex_home.relative_to(run_dir)
+    except ValueError:
+        return None
+    logs = sorted(regular_files(run_dir, rel_home / "sessions", "rollout-*.jsonl"), key=lambda item: item[1])
+    if not logs:
+        return None
+    try:
+        data = read_bytes(run_dir, logs[-1][0])
+    except Refused:
+        return None
+    return run_dir / logs[-1][0], data.decode("utf-8", errors="replace").splitlines()
 
 
-def _lines(path: Path) -> list[str]:
-    return path.read_bytes().decode("utf-8", errors="replace").splitlines()
+def _lines(path: Path) -> Iterator[str]:
+    """The lines of a stream file, one at a time (a flood of junk is never held in memory)."""
+    with path.open("rb") as fh:
+        for raw in capped_lines(fh):
+            yield raw.decode("utf-8", errors="replace").rstrip("\r\n")
 
 
 def _own_fault(host: str, faults: Iterable[Fault]) -> str | None:
@@ -184,9 +202,10 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
             on_timed_event(event, finished)
     parsed, session_log = live, None
     if host == "codex":
-        session_log = _rollout(Path(launch.env["CODEX_HOME"]))
-        if session_log is not None:
-            parsed = parse_lines("codex", _lines(run_dir / "stdout.jsonl"), _lines(session_log))
+        rollout = _rollout(run_dir, Path(launch.env["CODEX_HOME"]))
+        if rollout is not None:
+            session_log = rollout[0]
+            parsed = parse_lines("codex", _lines(run_dir / "stdout.jsonl"), rollout[1])
     run = HostRun(host, parsed, run_dir / "stdout.jsonl", run_dir / "stderr.txt", result.exit_code,
                   result.timed_out, result.duration, started_at, datetime.now(UTC).isoformat(timespec="seconds"),
                   launch, session_log=session_log, cancelled=result.cancelled)

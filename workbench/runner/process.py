@@ -10,8 +10,10 @@ A `cancel` event (the TUI's Cancel) stops the group the same way; the result say
 
 from __future__ import annotations
 
+import fcntl
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import threading
@@ -24,6 +26,8 @@ from typing import IO, Literal
 from workbench.core.parsers.common import capped_lines
 
 TimeoutReason = Literal["total", "silence"]
+QUEUE_LINES = 4096
+"""Stdout lines buffered between the reader and the consumer; a host writing faster waits on its pipe."""
 CANCEL_POLL = 0.1
 """Seconds between two looks at the cancel event while the host is silent."""
 
@@ -114,7 +118,7 @@ def run_process(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdou
         proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=err, start_new_session=True)
         assert proc.stdout is not None
-        lines: queue.Queue[tuple[bytes, float] | None] = queue.Queue()
+        lines: queue.Queue[tuple[bytes, float] | None] = queue.Queue(maxsize=QUEUE_LINES)  # backpressure, bounded memory
         reader = threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True, name="host-stdout")
         reader.start()
         last = started
@@ -178,4 +182,58 @@ def sweep(home: Path) -> list[str]:
             continue
         if namespace == own_ns:
             found.append(f"pid {entry.name}: {command[:120]}")
+    return found
+
+
+OWNER_LOCK = "owner.lock"
+"""In a batch's scratch folder: held (flock) by the live batch; lockable again once it died."""
+
+
+def claim(root: Path) -> int:
+    """Mark ROOT (a batch's scratch folder) as owned by this live process; keep the returned fd open
+    for the batch's lifetime (it is not inherited by the hosts, so only this process holds it)."""
+    fd = os.open(root / OWNER_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd
+
+
+def _homes_under(entry: Path, root: bytes) -> bool:
+    try:
+        return any(v.startswith(b"HOME=" + root + b"/") for v in (entry / "environ").read_bytes().split(b"\0"))
+    except OSError:
+        return False
+
+
+def sweep_dead_batches(parent: Path, prefix: str = "wb-batch-") -> list[str]:
+    """Leftovers of batches that died (kill -9) under PARENT: every process whose HOME is inside a dead
+    batch's scratch folder is killed and the folder removed. A batch is dead when its owner lock can
+    be taken; a live batch's folder (lock held) and folders without a lock are left alone."""
+    found: list[str] = []
+    for root in sorted(parent.glob(f"{prefix}*")):
+        lock = root / OWNER_LOCK
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # its batch is alive
+            marks = {str(root).encode(), os.path.realpath(root).encode()}
+            for _ in range(3):  # a dying tree may spawn while being killed: until none is left
+                pids = [e for e in Path("/proc").iterdir() if e.name.isdigit() and int(e.name) != os.getpid()
+                        and any(_homes_under(e, m) for m in marks)]
+                if not pids:
+                    break
+                for entry in pids:
+                    try:
+                        command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                        os.kill(int(entry.name), signal.SIGKILL)
+                    except (OSError, ValueError):
+                        continue
+                    found.append(f"pid {entry.name}: {command.strip()[:120]}")
+            shutil.rmtree(root, ignore_errors=True)
+        finally:
+            os.close(fd)
     return found

@@ -8,9 +8,14 @@ file. The first failed check stops the batch before its first run, by name.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
+import shutil
+import socket
 import subprocess
+import tempfile
+import threading
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -88,6 +93,70 @@ def _script(items: list[Check]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _net_checks(server: int, outside: int) -> list[Check]:
+    """A closed network: the run's model server (bridged in) answers; a listener outside on 127.0.0.1 does not."""
+    def connect(port: int) -> str:  # succeeds only when the listener's greeting comes back through the chain
+        return (f"python3 -c \"import socket, sys; s = socket.create_connection(('127.0.0.1', {port}), 5); "
+                f"s.settimeout(10); sys.exit(0 if s.recv(3) == b'ok' else 1)\"")
+    return [Check("reach the run's model server", connect(server), True),
+            Check("connect to a listener outside on 127.0.0.1", connect(outside), False)]
+
+
+class _Listener:
+    """A listener on the outer 127.0.0.1 that counts the connections it accepted (judged from outside)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.sock.settimeout(0.05)
+        self.accepted = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True, name="proof-listener")
+        self._thread.start()
+
+    @property
+    def port(self) -> int:
+        return int(self.sock.getsockname()[1])
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except (TimeoutError, OSError):
+                continue
+            self.accepted += 1
+            with contextlib.suppress(OSError):
+                conn.sendall(b"ok")
+            conn.close()
+
+    def close(self) -> int:
+        self._stop.set()
+        self._thread.join()
+        self.sock.close()
+        return self.accepted
+
+
+_CACHE: dict[tuple[object, ...], list[CheckResult]] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def prove_cached(conf: Confinement, root: Path, env: Mapping[str, str]) -> list[CheckResult]:
+    """`prove` once per process (session) and configuration: a later canary with the same confinement
+    and environment reuses the passed proof (costs nothing). A failure is never cached."""
+    key = (conf, tuple(sorted(env.items())))
+    with _CACHE_LOCK:
+        if key in _CACHE:
+            return _CACHE[key]
+        run_dir = Path(tempfile.mkdtemp(prefix="proof-", dir=root))
+        try:
+            results = prove(conf, run_dir, env)
+        finally:
+            shutil.rmtree(run_dir, ignore_errors=True)
+        _CACHE[key] = results
+        return results
+
+
 def prove(conf: Confinement, run_dir: Path, env: Mapping[str, str]) -> list[CheckResult]:
     """Run every check in RUN_DIR (a fresh folder) through CONF's wrapper; ProofFailed on the first miss."""
     repo = run_dir / "repo"
@@ -99,8 +168,17 @@ def prove(conf: Confinement, run_dir: Path, env: Mapping[str, str]) -> list[Chec
     actor = git.Actor("workbench", "workbench@localhost")
     r.index.commit("proof", author=actor, committer=actor)
     items = checks(conf, run_dir)
-    argv = conf.argv(run_dir, repo, ["/bin/sh", "-c", _script(items)])
-    done = subprocess.run(argv, env=dict(env), capture_output=True, text=True, check=False, timeout=120)
+    server, outside = (None, None) if conf.share_net else (_Listener(), _Listener())
+    reach: list[str] = []
+    if server is not None and outside is not None:
+        items += _net_checks(server.port, outside.port)
+        reach = [f"127.0.0.1:{server.port}"]
+    argv = conf.argv(run_dir, repo, ["/bin/sh", "-c", _script(items)], reach=reach)
+    try:
+        done = subprocess.run(argv, env=dict(env), capture_output=True, text=True, check=False, timeout=120)
+    finally:
+        served = server.close() if server is not None else 0
+        leaked = outside.close() if outside is not None else 0
     codes: dict[int, int] = {}
     for line in done.stdout.splitlines():
         idx, _, code = line.partition(" ")
@@ -121,4 +199,9 @@ def prove(conf: Confinement, run_dir: Path, env: Mapping[str, str]) -> list[Chec
             want = "succeed" if check.must_succeed else "be refused"
             raise ProofFailed(check.name, f"must {want}, exit code {codes[i]}" + (", file created" if leaked else ""))
         results.append(CheckResult(check.name, passed, codes[i]))
+    if server is not None and not served:
+        raise ProofFailed("reach the run's model server", "the model server saw no connection")
+    if leaked:
+        raise ProofFailed("connect to a listener outside on 127.0.0.1",
+                          f"the listener outside accepted {leaked} connection(s)")
     return results

@@ -1,0 +1,78 @@
+"""Helpers for the red-team tests: a confined batch door driven by a hostile scripted model, and a way
+to judge from OUTSIDE what the run left (files it wrote in its repo, copied out before the run folder
+is removed; the model server's request log, i.e. the tool results the model received)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from batch_support import World, config
+
+from workbench.hosts.install import find_binary
+from workbench.runner.batch import BatchConfig
+from workbench.runner.hostrun import HostRun, run_host
+
+HOSTS = ["sim", "claude", "codex"]
+
+
+def shell_script(*commands: str) -> dict[str, Any]:
+    """A scripted model that runs each command in its own turn, then ends."""
+    return {"steps": [{"calls": [{"shell": c}]} for c in commands] + [{"say": "done"}]}
+
+
+def host_config(w: World, host: str, installed: Path | None, **kw: Any) -> BatchConfig:
+    """A one-case, one-arm batch on HOST (a real host needs its pinned install)."""
+    binaries = {}
+    if host != "sim":
+        assert installed is not None
+        binary = find_binary(host, installed)
+        assert binary is not None, f"{host} is not installed"
+        binaries[host] = binary
+    cfg = config(w, cases=1, hosts=(host,), binaries=binaries, **kw)
+    cfg.arms = cfg.arms[:1]
+    return cfg
+
+
+def capturing(into: Path, inner: Callable[..., HostRun] = run_host) -> Callable[..., HostRun]:
+    """run_host that, after the run, copies the run's repo and the model server's request log to INTO
+    (the batch removes the run folder; the test judges what was left, from outside)."""
+    def run(host: str, prompt: str, repo: Path, run_dir: Path, **kw: Any) -> HostRun:
+        result = inner(host, prompt, repo, run_dir, **kw)
+        into.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(repo, into / "repo", symlinks=True, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".git"))
+        for name in ("offered.jsonl", "stdout.jsonl"):
+            if (run_dir / name).is_file():
+                shutil.copy(run_dir / name, into / name)
+        return result
+    return run
+
+
+def everything_written(into: Path) -> str:
+    """Every file the run left in its repo, plus what the model server received (the tool results)."""
+    parts = []
+    for path in sorted(into.rglob("*")):
+        if path.is_file() and not path.is_symlink() and path.name != "stdout.jsonl":
+            parts.append(path.read_text(encoding="utf-8", errors="replace"))
+    return "\n".join(parts)
+
+
+def with_login(rel: str, target: Path, inner: Callable[..., HostRun] = run_host) -> Callable[..., HostRun]:
+    """run_host with TARGET linked into the temp HOME at REL the way a real-model run links its login
+    (scripted runs link none), hashed before the run as `HostAdapter.launch` does for real models."""
+    from workbench.hosts.base import Launch, login_digests
+
+    def run(host: str, prompt: str, repo: Path, run_dir: Path, *, wrap: Callable[[Launch], Launch] | None = None,
+            **kw: Any) -> HostRun:
+        def add(launch: Launch) -> Launch:
+            link = run_dir / "home" / rel
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(target)
+            launch.links[link] = target
+            launch.logins = (*launch.logins, target)
+            launch.login_before = {**launch.login_before, **login_digests([target])}
+            return wrap(launch) if wrap is not None else launch
+        return inner(host, prompt, repo, run_dir, wrap=add, **kw)
+    return run
