@@ -55,5 +55,5 @@ def test_version_of_an_npm_install_comes_from_its_package_json(tmp_path: Path) -
     (modules / "@google" / "gemini-cli").mkdir(parents=True)
     (modules / "@google" / "gemini-cli" / "package.json").write_text('{"version": "9.8.7"}')
     binary = modules / ".bin" / "gemini"  # never run: it does not even exist
-    assert _cli_version("gemini", str(binary)) == "9.8.7"
+    assert _cli_version("gemini", str(binary)) == "9.8.7 (@google/gemini-cli)"  # the package names the client
     assert _cli_version("gemini", str(tmp_path / "elsewhere" / "gemini")) is None  # --version of nothing
