@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from workbench import __version__
 from workbench.core.events import CallsReset, Event, ParsedRun
@@ -109,12 +109,18 @@ def _tail(path: Path, size: int = 2000) -> str:
 
 
 def build_record(request: RunRequest, run: HostRun, spec: ScoreSpec, redactor: Redactor,
-                 changes: list[str], quota: bool = False) -> tuple[RunRecord, Score]:
-    """THE record builder: the scored, redacted record of one run, every field set once."""
+                 changes: list[str], quota: bool = False,
+                 effects_watched: Literal["watched", "incomplete"] | None = None) -> tuple[RunRecord, Score]:
+    """THE record builder: the scored, redacted record of one run, every field set once.
+
+    The run's calls already carry their evidence (content per procedure, effects per call: `execute`);
+    the record keeps the calls up to the moment, and the read bases and conflicts about those calls,
+    so rescoring the record alone gives back every field."""
     case, calls = request.case, run.parsed.calls
     result = score(spec, calls, model_output=run.parsed.model_output)
     reason = invalid_reason(request, run, changes, quota)
     kept = calls if result.moment_at is None else calls[:result.moment_at + 1]
+    read_basis = {k: b for k, b in result.read_basis.items() if (result.reads.get(k) or 0) < len(kept)}
     known = bool(run.offered_skills or run.offered_plugins or run.parsed.init)
     offered = run.skill_offered(spec.entry_skill) if spec.entry_skill and known else None
     ended = run.parsed.ended
@@ -126,7 +132,9 @@ def build_record(request: RunRequest, run: HostRun, spec: ScoreSpec, redactor: R
         run=request.identity.run, batch=request.identity.batch, batch_planned=request.identity.planned,
         moment=case.moment, required=list(case.required), calls=kept, required_read_at=dict(result.reads),
         moment_at=result.moment_at, entry_loaded_at=result.entry_loaded_at, verdict=dict(result.verdicts),
-        overall=result.overall, valid=reason is None, invalid_reason=reason, tool_calls=len(calls),
+        overall=result.overall, order_basis=result.order_basis, read_basis=read_basis,
+        moment_basis=result.moment_basis, evidence_conflicts=[c for c in result.conflicts if c.call < len(kept)],
+        effects_watched=effects_watched, valid=reason is None, invalid_reason=reason, tool_calls=len(calls),
         failed_calls=[c.index for c in calls if c.status != "ok"], usage=run.parsed.usage,
         started_at=run.started_at, finished_at=run.finished_at, workbench_version=__version__,
         scorer_rules=SCORER_RULES, exit_code=run.exit_code, run_error=ended.error if ended else None,
