@@ -118,6 +118,8 @@ class Cell:
             "mean_input_tokens": tokens_in, "mean_output_tokens": tokens_out, "usage_known": known_in,
             "mean_cost_usd": cost, "cost_known": known_cost,
             "excluded": self.excluded, "reads_verified": self.group.verified,
+            "evidence_conflicts": sum(len(r.evidence_conflicts) for r in self.valid_records),
+            "conflicted_runs": sum(bool(r.evidence_conflicts) for r in self.valid_records),
         }
 
 
