@@ -25,7 +25,7 @@ from workbench.runner.request import build_request
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE = "docs-readme-section"
-WRITE = "printf x | dd of={repo}/README.md oflag=append conv=notrunc status=none"
+WRITE = ("python3 -c \"import os; os.write(os.open('{repo}/README.md', os.O_WRONLY | os.O_APPEND), b'x')\"")
 """Appends to README.md in a form no moment pattern recognises."""
 READ = {"read": "{plugin}/skills/ops/workflows/docs.md"}
 SCRIPTS = {

@@ -168,7 +168,7 @@ def test_summary_counts_evidence_conflicts_per_cell(tmp_path: Path, capsys: pyte
 
     root = Path(__file__).resolve().parent.parent
     case = find_case("docs-readme-section", root / "cases")
-    write = "printf x | dd of={repo}/README.md oflag=append conv=notrunc status=none"
+    write = ("python3 -c \"import os; os.write(os.open('{repo}/README.md', os.O_WRONLY | os.O_APPEND), b'x')\"")
     edit = {"edit": {"path": "{repo}/README.md", "old": "# greeter", "new": "# greeter!"}}
     out = tmp_path / "runs.jsonl"
     for i, call in enumerate([{"shell": write}, edit, {"shell": write}]):

@@ -26,9 +26,9 @@ from workbench.core.fingerprints import Fingerprints, call_evidence
 from workbench.core.models import Call, CallEffect, EntryGate, GuardReport, RunRecord, Score, ScoreSpec
 from workbench.core.scoring import SCORER_RULES, score
 from workbench.runner.arms import build_copy
-from workbench.runner.procedures import load_procedures
 from workbench.runner.fixture import make_fixture
 from workbench.runner.hostrun import HostRun, run_host
+from workbench.runner.procedures import load_procedures
 from workbench.runner.process import sweep
 from workbench.runner.redact import Redactor, login_secrets
 from workbench.runner.request import RunRequest
@@ -234,7 +234,7 @@ def with_effects(calls: list[Call], attributions: Iterable[Attribution]) -> list
     for a in attributions:
         e = a.effect
         sha = e.detail if e.kind in ("commit", "merge", "tag", "branch") else None
-        given.setdefault(a.call, []).append(CallEffect(path=e.path, kind=e.kind, sha=sha,  # type: ignore[arg-type]
+        given.setdefault(a.call, []).append(CallEffect(path=e.path, kind=e.kind, sha=sha,
                                                        basis=a.basis, others=list(a.others)))
     return [c.model_copy(update={"effects": given[i]}) if i in given else c for i, c in enumerate(calls)]
 
