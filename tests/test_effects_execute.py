@@ -35,14 +35,15 @@ SCRIPTS = {
 WRITER = {"skip": 0, "fired": 1}
 
 
-def run(host: str, door: str, verdict: str, tmp: Path, hosts_dir: Path | None) -> RunRecord:
+def run(host: str, door: str, verdict: str, hosts_dir: Path | None) -> RunRecord:
+    """One run in the system temp folder: Claude Code's sandbox fails to make its sockets under a long path."""
     if door == "batch" and bwrap_path() is None:
         pytest.skip("never: .ci/run installs bubblewrap")
     binary = None if hosts_dir is None else find_binary(host, hosts_dir)
     assert hosts_dir is None or binary is not None, f"{host} not installed"
     request = build_request(find_case(CASE, ROOT / "cases"), host, door=door,  # type: ignore[arg-type]
                             plugin=ROOT / "plugin", fixture=ROOT / "fixtures" / "base",
-                            script=parse_script(SCRIPTS[verdict]), binary=binary, timeout=180.0, workdir=tmp)
+                            script=parse_script(SCRIPTS[verdict]), binary=binary, timeout=180.0)
     return execute(request).record
 
 
@@ -57,7 +58,7 @@ def check(record: RunRecord, verdict: str) -> None:
         assert record.moment_at is None and record.moment_basis is None
         return
     assert [(e.path, e.kind) for e in calls[writer].effects] == [("README.md", "modified")], \
-        [(c.index, c.command or c.path, c.effects) for c in calls]
+        [(c.index, c.status, c.command or c.path, (c.result or "")[:120], c.effects) for c in calls]
     assert (record.overall, record.moment_at, record.moment_basis) == (verdict, writer, "effect")
     assert [(c.call, c.evidence, c.command) for c in record.evidence_conflicts] == [(writer, "effect", "no-action")]
     again = rescore(record)
@@ -67,13 +68,13 @@ def check(record: RunRecord, verdict: str) -> None:
 
 @pytest.mark.parametrize("verdict", ["skip", "fired"])
 @pytest.mark.parametrize("door", ["canary", "batch"])
-def test_an_unrecognised_shell_write_is_the_moment_on_sim(door: str, verdict: str, tmp_path: Path) -> None:
-    check(run("sim", door, verdict, tmp_path, None), verdict)
+def test_an_unrecognised_shell_write_is_the_moment_on_sim(door: str, verdict: str) -> None:
+    check(run("sim", door, verdict, None), verdict)
 
 
 @pytest.mark.parametrize("verdict", ["skip", "fired"])
 @pytest.mark.parametrize("door", ["canary", "batch"])
 @pytest.mark.parametrize("host", REAL_HOSTS)
 def test_an_unrecognised_shell_write_is_the_moment_on_every_real_host(host: str, door: str, verdict: str,
-                                                                       tmp_path: Path, installed_hosts: Path) -> None:
-    check(run(host, door, verdict, tmp_path, installed_hosts), verdict)
+                                                                       installed_hosts: Path) -> None:
+    check(run(host, door, verdict, installed_hosts), verdict)
