@@ -129,6 +129,11 @@ def test_score_command_computes_content_evidence_offline(capsys: pytest.CaptureF
     checked = json.loads(capsys.readouterr().out)
     assert blind["verdicts"] == {"testing.md": "skip", "writing.md": "fired"}
     assert checked["verdicts"] == {"testing.md": "fired", "writing.md": "skip"}
+    assert blind["read_basis"] == {"writing.md": "command"} and blind["conflicts"] == []
+    assert checked["read_basis"] == {"testing.md": "content"} and checked["order_basis"] == blind["order_basis"]
+    assert {(c["required"], c["command"], c["content"]) for c in checked["conflicts"]} >= {
+        ("testing.md", "no-read", "shown"), ("writing.md", "read", "absent")}
+    assert checked["moment_basis"] == "pattern"
 
 
 def test_score_command_refuses_a_missing_plugin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -93,6 +93,7 @@ def test_failed_read_is_not_a_read(produced: dict[str, RunRecord]) -> None:
     record = produced["fired"].model_copy(deep=True)
     (read,) = [c for c in record.calls if c.kind == "read"]
     read.status = "error"
+    read.evidence = dict.fromkeys(read.evidence, "absent")  # what an error result shows of the file
     assert rescore(record).verdict == {"workflows/commit.md": "skip"}
 
 

@@ -164,3 +164,31 @@ def test_wilson_closed_form_equals_scipy(hits_n: tuple[int, int]) -> None:
     hits, n = hits_n
     ci = binomtest(hits, n).proportion_ci(confidence_level=0.95, method="wilson")
     assert stats.wilson95(hits, n) == (round(float(ci.low), 4), round(float(ci.high), 4))
+
+
+def test_summary_counts_evidence_conflicts_per_cell(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Records from the real pipeline (sim): a shell write no pattern knows is a conflict; a plain edit is not."""
+    from workbench.core.cases import find_case
+    from workbench.modelstub import parse_script
+    from workbench.runner.execute import execute
+    from workbench.runner.request import build_request
+
+    root = Path(__file__).resolve().parent.parent
+    case = find_case("docs-readme-section", root / "cases")
+    write = ("python3 -c \"import os; os.write(os.open('{repo}/README.md', os.O_WRONLY | os.O_APPEND), b'x')\"")
+    edit = {"edit": {"path": "{repo}/README.md", "old": "# greeter", "new": "# greeter!"}}
+    out = tmp_path / "runs.jsonl"
+    for i, call in enumerate([{"shell": write}, edit, {"shell": write}]):
+        script = parse_script({"steps": [{"calls": [call]}, {"say": "Done."}]})
+        request = build_request(case, "sim", door="canary", plugin=root / "plugin", fixture=root / "fixtures" / "base",
+                                script=script)
+        record = execute(request).record.model_copy(update={"run": i})
+        records.append_record(out, record)
+    assert main(["summary", str(out), "--format", "json"]) == 0
+    (cell,) = json.loads(capsys.readouterr().out)["runs"]
+    assert (cell["evidence_conflicts"], cell["conflicted_runs"], cell["valid"]) == (2, 2, 3)
+    assert main(["summary", str(out)]) == 0
+    assert "| 2 in 2/3 runs |" in capsys.readouterr().out
+    assert main(["summary", str(out), "--format", "csv"]) == 0
+    (row,) = csv.DictReader(io.StringIO(capsys.readouterr().out))
+    assert (row["evidence_conflicts"], row["conflicted_runs"]) == ("2", "2")

@@ -79,3 +79,22 @@ def test_a_flush_folds_queued_events_within_its_budget(monkeypatch: pytest.Monke
             assert len(pane.keys) == 1000
 
     asyncio.run(scenario())
+
+
+@run_async
+async def test_a_card_the_scorer_finds_in_conflict_is_marked() -> None:
+    """`cat` claims a read, the output showed none of the file: the scorer lists the conflict, the card says so."""
+    app = PaneApp()
+    async with app.run_test(size=(100, 20)) as pilot:
+        pane = app.query_one(CallPane)
+        pane.reset(RunState(kind="positive", required=["f2.md"], moment="edit"))
+        silent = Call(index=0, tool="Bash", kind="shell", command="cat /r/f2.md 2>/dev/null || echo none",
+                      call_id="toolu_0", result="none", evidence={"f2.md": "absent"})
+        plain = Call(index=1, tool="Bash", kind="shell", command="ls", call_id="toolu_1", result="f2.md")
+        pane.feed_all([CallFinished(silent), CallFinished(plain)])
+        pane.flush(complete=True)
+        await pilot.pause()
+        lines = [pane.render_line(y).text for y in range(pane.size.height)]
+        assert any("CONFLICT f2.md" in line and "cat /r/f2.md" in line for line in lines), lines
+        assert not any("CONFLICT" in line and "ls" in line.split("Bash")[1][:10] for line in lines if "Bash" in line)
+        assert "READ" not in "\n".join(lines), "the evidence decides: not a read"

@@ -215,7 +215,8 @@ def _assert_written_by_call_1(run, spans, effects, repo: Path) -> None:  # type:
     assert len(commands) == 3 and commands[1].endswith("write('x')\""), (commands, run.stderr_path.read_text()[-2000:])
     assert (repo / "README.md").read_text().endswith("x")
     found = attribute(spans, effects)
-    assert [(a.call, a.effect.path, a.effect.kind, a.basis != "ambiguous") for a in found] == [
+    # a later call starting within LINE_SLACK of the write is a candidate too; an earlier one never
+    assert [(a.call, a.effect.path, a.effect.kind, set(a.others) <= {2}) for a in found] == [
         (1, "README.md", "modified", True)], (spans, effects)
     assert first_effect_call(spans, effects) == 1
 

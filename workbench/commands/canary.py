@@ -91,7 +91,7 @@ class LiveView:
         elif isinstance(event, CallFinished):
             self.call(event.call)
         elif isinstance(event, CallsReset):
-            self.console.print("[dim]final calls (the host's session log adds what its stream left out):[/dim]")
+            self.console.print("[dim]final calls (as recorded: session log, content and effect evidence):[/dim]")
             self.moment_shown = False
             for call in self.state.calls:
                 self.call(call)

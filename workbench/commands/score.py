@@ -78,7 +78,7 @@ def to_payload(spec: ScoreSpec, parsed: ParsedRun, result: Score) -> dict[str, A
     valid = parsed.model_output
     calls = [
         {"index": c.index, "tool": c.tool, "kind": c.kind, "path": c.path, "command": c.command,
-         "status": c.status}
+         "status": c.status, "turn": c.turn, "evidence": dict(c.evidence)}
         for c in parsed.calls
     ]
     return {
@@ -86,6 +86,10 @@ def to_payload(spec: ScoreSpec, parsed: ParsedRun, result: Score) -> dict[str, A
         "verdicts": dict(result.verdicts),
         "reads": dict(result.reads),
         "moment_at": result.moment_at,
+        "moment_basis": result.moment_basis,
+        "order_basis": result.order_basis,
+        "read_basis": dict(result.read_basis),
+        "conflicts": [c.model_dump(exclude_none=True) for c in result.conflicts],
         "calls": calls,
         "host_version": parsed.init.host_version if parsed.init else None,
         "overall": result.overall,

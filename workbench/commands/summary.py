@@ -114,13 +114,14 @@ def render_md(data: dict[str, Any]) -> str:
             texts = [cell_text(index[(k, target, kind)]) if (k, target, kind) in index else "not run"
                      for k, _ in arms]
             out.append(f"| {label} | " + " | ".join(texts) + " |")
-        out += ["", "| Arm | Row | Wilson 95% | Entry loaded | Mean tokens in/out | Mean cost USD |",
-                "| --- | --- | --- | --- | --- | --- |"]
+        out += ["", "| Arm | Row | Wilson 95% | Entry loaded | Evidence conflicts | Mean tokens in/out | "
+                "Mean cost USD |", "| --- | --- | --- | --- | --- | --- | --- |"]
         for c in cells:
             ci = "-" if c["wilson95"] is None else f"{c['wilson95'][0]:.2f}–{c['wilson95'][1]:.2f}"
             tokens = f"{fmt(c['mean_input_tokens'])}/{fmt(c['mean_output_tokens'])}"
             out.append(f"| {c['source'] or c['arm']} | {c['target']} ({c['kind']}) | {ci} | "
-                       f"{c['entry_loaded']}/{c['valid']} | {tokens} | {fmt(c['mean_cost_usd'])} |")
+                       f"{c['entry_loaded']}/{c['valid']} | {conflicts_text(c)} | {tokens} | "
+                       f"{fmt(c['mean_cost_usd'])} |")
         out.append("")
     if data["comparisons"]:
         out += ["## Comparisons", "", "| Host | Row | A | B | A rate | B rate | Δ pp | pairs | McNemar p |",
@@ -132,6 +133,13 @@ def render_md(data: dict[str, Any]) -> str:
                        f"{r['pairs']} | {r['mcnemar_p']:.3g} |")
         out.append("")
     return "\n".join(out)
+
+
+def conflicts_text(cell: dict[str, Any]) -> str:
+    """`2 in 1/3 runs`: where command analysis and evidence disagreed (read the call lists); `0`: nowhere."""
+    if not cell["evidence_conflicts"]:
+        return "0"
+    return f"{cell['evidence_conflicts']} in {cell['conflicted_runs']}/{cell['valid']} runs"
 
 
 def fmt(value: float | None) -> str:

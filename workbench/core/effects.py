@@ -22,6 +22,14 @@ GIT_KINDS: frozenset[str] = frozenset({"commit", "merge", "tag", "branch"})
 existed) and `index` (`git add`, but also `git status` refreshing stat data) are recorded, never moments."""
 
 
+LINE_SLACK = 0.25
+"""Seconds a stream line may arrive after the host printed it (the reader thread waiting for the
+GIL in a busy process: a TUI run of the sim, whose calls follow each other within milliseconds,
+showed lines arriving over 50 ms late on two shared cores).
+A call whose start line arrived up to this long after an effect could have made it too: it is
+listed as `ambiguous`, so the scorer sees it as a candidate."""
+
+
 @dataclass(frozen=True)
 class Effect:
     """One change the watcher saw: when (monotonic seconds), where (repo-relative path, or the ref's
@@ -110,7 +118,8 @@ def _open_at(span: CallSpan, t: float) -> bool:
     return span.finished is None or span.finished >= t
 
 
-def _attribute_one(spans: Sequence[CallSpan], effect: Effect, turns: Mapping[int, str]) -> Attribution | None:
+def _attribute_one(spans: Sequence[CallSpan], effect: Effect, turns: Mapping[int, str],
+                   slack: float = LINE_SLACK) -> Attribution | None:
     t = effect.t
     flying = [s for s in spans if s.started is not None and s.started <= t and _open_at(s, t)]
     if flying:
@@ -124,6 +133,8 @@ def _attribute_one(spans: Sequence[CallSpan], effect: Effect, turns: Mapping[int
         basis = "late-start"
     turn = turns.get(chosen.index)
     others = {s.index for s in flying if s is not chosen}
+    others |= {s.index for s in spans if s is not chosen and s.started is not None and t < s.started <= t + slack
+               and _open_at(s, t)}
     if turn is not None:
         others |= {s.index for s in spans if s is not chosen and turns.get(s.index) == turn and _open_at(s, t)}
     if others:

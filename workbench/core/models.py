@@ -19,6 +19,9 @@ CallStatus = Literal["ok", "error", "denied"]
 ContentEvidence = Literal["shown", "absent"]
 ReadBasis = Literal["content", "command", "tool-status"]
 OrderBasis = Literal["turn", "index"]
+MomentBasis = Literal["pattern", "effect", "end"]
+EffectKindName = Literal["created", "modified", "deleted", "moved", "commit", "merge", "tag", "branch"]
+AttributionBasis = Literal["in-flight", "late-start", "ambiguous"]
 CaseKind = Literal["positive", "negative"]
 Condition = Literal["confined", "unconfined", "live-install", "canary"]
 
@@ -26,6 +29,23 @@ PositiveVerdict = Literal["fired", "skip", "read-noaction", "skip-noaction"]
 NegativeVerdict = Literal["opened", "clean"]
 Verdict = Literal["fired", "skip", "read-noaction", "skip-noaction", "opened", "clean", "no-output"]
 VERDICTS: tuple[str, ...] = ("fired", "skip", "read-noaction", "skip-noaction", "opened", "clean", "no-output")
+
+
+class CallEffect(BaseModel):
+    """A change the repo watcher saw during the run, given to the call in flight (core/effects.py).
+
+    Only the first change of each file and the first effect of each git kind is stored, on the call
+    it is attributed to: what the scorer needs for the effect moment, so rescore needs no watcher."""
+
+    path: str = Field(description="Repo-relative file path, or the ref's name for git kinds.")
+    kind: EffectKindName = Field(description="created, modified, deleted, moved (a file); commit, merge, tag, "
+                                             "branch (new history).")
+    sha: str | None = Field(default=None, description="The new commit a git effect points at.")
+    basis: AttributionBasis = Field(
+        default="in-flight",
+        description="in-flight (the call was running), late-start (the first call to report after the change: "
+                    "hosts that print a call late) or ambiguous (the calls in `others` could have made it too).")
+    others: list[int] = Field(default_factory=list, description="Other calls that could have made it (ambiguous).")
 
 
 class Call(BaseModel):
@@ -55,6 +75,9 @@ class Call(BaseModel):
         description="Procedure path (in the plugin copy) -> shown (a distinctive line of it is in the call's output) "
                     "or absent (the whole output is there and holds no line of it); missing: no evidence.",
     )
+    effects: list[CallEffect] = Field(
+        default_factory=list,
+        description="First changes in the repo attributed to this call by the watcher (empty: none, or not watched).")
     output: SkipJsonSchema[str | None] = Field(
         default=None, exclude=True,
         description="The whole tool output as the model received it (live only, never stored; None: the host hides it).",
@@ -122,13 +145,20 @@ class ScoreSpec(BaseModel):
 
 
 class EvidenceConflict(BaseModel):
-    """A call where command analysis and content evidence disagree about reading a required file."""
+    """A call where command analysis and evidence disagree; the evidence side decides.
+
+    `evidence: content`: about reading REQUIRED (command read/no-read vs the output's shown/absent).
+    `evidence: effect`: about the moment (no moment pattern matched the call, the repo watcher saw it act)."""
 
     call: int = Field(description="Index of the call.")
-    required: str = Field(description="The required file, as the case names it.")
-    command: Literal["read", "no-read"] = Field(
-        description="What command analysis (or the read tool's status) says the call did.")
-    content: ContentEvidence = Field(description="What the call's output shows; this side decides.")
+    evidence: Literal["content", "effect"] = Field(
+        default="content", description="Which evidence disagrees: the call's output (content) or the repo (effect).")
+    required: str | None = Field(default=None, description="The required file, as the case names it (content).")
+    command: Literal["read", "no-read", "no-action"] = Field(
+        description="What command analysis (or the read tool's status) says the call did: read / no-read "
+                    "(content), no-action (effect: no moment pattern matched).")
+    content: ContentEvidence | None = Field(default=None, description="What the call's output shows (content).")
+    effect: str | None = Field(default=None, description="What changed (effect): `<kind> <path>`.")
 
 
 class Score(BaseModel):
@@ -148,8 +178,12 @@ class Score(BaseModel):
         default_factory=dict,
         description="Required file -> what made its first read a read: content (the output showed it), command "
                     "(shell command analysis) or tool-status (a read tool returned ok).")
+    moment_basis: MomentBasis | None = Field(
+        default=None,
+        description="pattern (a moment pattern matched the call), effect (the repo watcher saw the call act first, "
+                    "no pattern did), end (the `end` moment); None: no moment, or a moment given by the caller.")
     conflicts: list[EvidenceConflict] = Field(
-        default_factory=list, description="Calls where command analysis and content evidence disagree.")
+        default_factory=list, description="Calls where command analysis and evidence (content, effect) disagree.")
 
 
 class Marking(BaseModel):
@@ -229,6 +263,21 @@ class RunRecord(BaseModel):
     entry_loaded_at: int | None = Field(default=None, description="Index of the call that loaded the entry.")
     verdict: dict[str, Verdict] = Field(default_factory=dict, description="Required file -> verdict.")
     overall: Verdict | None = Field(default=None, description="The run's verdict.")
+    order_basis: OrderBasis | None = Field(
+        default=None, description="turn (reads before the moment by model turn) or index (some call has no turn); "
+                                  "None: scored before turns existed.")
+    read_basis: dict[str, ReadBasis] = Field(
+        default_factory=dict,
+        description="Required file -> what made its first read (within `calls`) a read: content, command, tool-status.")
+    moment_basis: MomentBasis | None = Field(
+        default=None, description="What made `moment_at` the moment: pattern, effect (the repo changed, no pattern "
+                                  "matched) or end; None: no moment, or a published one.")
+    evidence_conflicts: list[EvidenceConflict] = Field(
+        default_factory=list,
+        description="Calls (within `calls`) where command analysis and evidence (content, effect) disagree.")
+    effects_watched: Literal["watched", "incomplete"] | None = Field(
+        default=None, description="The repo watcher ran (incomplete: it overflowed or missed a folder, so some "
+                                  "effects may be missing); None: not watched (imported, older records).")
     stored_verdict: dict[str, str] | None = Field(
         default=None, description="Verdicts as published by an imported source, kept for comparison."
     )

@@ -182,6 +182,52 @@ def matches(alt: MomentAlt, call: Call) -> bool:
     return False
 
 
+EDIT_EFFECTS: frozenset[str] = frozenset({"created", "modified", "deleted", "moved"})
+PRESET_EFFECTS: dict[str, frozenset[str]] = {
+    "commit": frozenset({"commit", "merge"}),
+    "merge": frozenset({"merge"}),
+    "release": frozenset({"tag"}),
+}
+"""The repo effects that are an attempt at each kind of moment; `pr`, `issue`, `bash:`, `tool:` and
+`end` change nothing the watcher sees, so only their patterns decide."""
+
+
+def effect_kinds(spec: MomentSpec) -> frozenset[str]:
+    """The effect kinds (core/effects.py) that make a call the moment of SPEC."""
+    kinds: set[str] = set()
+    for alt in spec.alternatives:
+        if alt.kind == "edit" or (alt.kind == "preset" and alt.text == "edit"):
+            kinds |= EDIT_EFFECTS
+        elif alt.kind == "preset":
+            kinds |= PRESET_EFFECTS.get(alt.text, frozenset())
+    return frozenset(kinds)
+
+
+def matches_any(spec: MomentSpec, call: Call) -> bool:
+    """Whether a moment pattern of SPEC (any alternative but `end`) matches CALL."""
+    return any(matches(a, call) for a in spec.alternatives if a.kind != "end")
+
+
+def find_effect_moment(spec: MomentSpec, calls: Sequence[Call]) -> int | None:
+    """Index of the first call whose stored effects (`Call.effects`) show an attempt at SPEC's action
+    that no pattern recognised, or None.
+
+    An effect corroborates the pattern, and is not an effect moment, when a pattern matches the call it
+    is given to or one of the calls it could also be (`others`, an ambiguous attribution: parallel calls
+    of one turn on a host that reports calls only when done)."""
+    kinds = effect_kinds(spec)
+    if not kinds:
+        return None
+    for at, call in enumerate(calls):
+        for effect in call.effects:
+            if effect.kind not in kinds:
+                continue
+            candidates = [at, *effect.others]
+            if not any(matches_any(spec, calls[i]) for i in candidates if 0 <= i < len(calls)):
+                return at
+    return None
+
+
 def find_moment(spec: MomentSpec | str, calls: Sequence[Call]) -> int | None:
     """Index of the first call matching any alternative; len(calls) for `end`; None: never."""
     parsed = parse_moment(spec) if isinstance(spec, str) else spec

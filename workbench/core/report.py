@@ -193,7 +193,7 @@ def run_view(record: RunRecord, known: Sequence[str]) -> dict[str, Any]:
     """One run with its calls up to the moment (the record keeps no more) and the scorer's evidence
     conflicts over them."""
     known = list(dict.fromkeys([*record.required, *known]))
-    conflicts = [c.model_dump() for c in read_evidence(record.required, record.calls)[2]]
+    conflicts = [c.model_dump(exclude_defaults=True) for c in read_evidence(record.required, record.calls)[2]]
     conflicted = frozenset(int(c["call"]) for c in conflicts)
     return {**run_id(record), "verdict": overall(record), "verdicts": dict(record.verdict),
             "hit": is_hit(record.kind, overall(record)), "valid": record.valid,

@@ -1,6 +1,8 @@
 """Re-judge kept records with the CURRENT scorer rules, and list the verdicts that changed.
 
-Records with a moment spec go through `scoring.score()` in full. Imported records have none (the
+Records with a moment spec go through `scoring.score()` in full, from the evidence the record keeps
+per call (content evidence, attributed effects), so the read and moment bases and the evidence
+conflicts come back too. Imported records have none (the
 publisher scored with its own moment rules), so their stored moment index is passed to `score()`
 and only the reads are judged again.
 """
@@ -67,9 +69,12 @@ def rescore(record: RunRecord, result: Score | None = None) -> RunRecord:
     result = judge(record) if result is None else result
     output = had_model_output(record)
     before = RescoredFrom(verdict=dict(record.verdict), overall=record.overall, scorer_rules=record.scorer_rules)
+    kept = len(record.calls)
     update = {"required_read_at": dict(result.reads), "verdict": dict(result.verdicts),
-              "moment_at": result.moment_at, "entry_loaded_at": result.entry_loaded_at,
-              "scorer_rules": SCORER_RULES,
+              "moment_at": result.moment_at, "entry_loaded_at": result.entry_loaded_at, "scorer_rules": SCORER_RULES,
+              "order_basis": result.order_basis, "moment_basis": result.moment_basis,
+              "read_basis": {k: b for k, b in result.read_basis.items() if (result.reads.get(k) or 0) < kept},
+              "evidence_conflicts": [c for c in result.conflicts if c.call < kept],
               "provenance": (record.provenance or Provenance()).model_copy(update={"rescored_from": before})}
     if record.valid or not output:
         update["overall"] = result.overall if result.verdicts else None

@@ -152,6 +152,12 @@ class RunState:
         """Required files (record keys) whose first successful read is call INDEX."""
         return [key for key, at in self.score().reads.items() if at == index]
 
+    def conflicts_at(self, index: int) -> list[str]:
+        """What the scorer says disagrees at call INDEX: the required file (command vs content evidence)
+        or `moment` (the repo watcher saw the call act, no moment pattern matched)."""
+        return [(c.required or "?") if c.evidence == "content" else "moment"
+                for c in self.score().conflicts if c.call == index]
+
     @staticmethod
     def failed_read(call: Call) -> bool:
         """A read attempt that was refused or failed (a Read tool, or a shell command that reads files):

@@ -15,18 +15,19 @@ from workbench.core.models import (
     CaseKind,
     ContentEvidence,
     EvidenceConflict,
+    MomentBasis,
     OrderBasis,
     ReadBasis,
     Score,
     ScoreSpec,
     Verdict,
 )
-from workbench.core.moments import find_moment, parse_moment
+from workbench.core.moments import MomentSpec, effect_kinds, find_effect_moment, find_moment, parse_moment
 from workbench.core.paths import GLOB_CHARS as _GLOB_CHARS
 from workbench.core.paths import either_suffix, segments, suffix_match
 from workbench.core.shell import analyze
 
-SCORER_RULES = 2
+SCORER_RULES = 3
 """Version of the scoring rules; bump when any rule changes a verdict, so old records can be rescored."""
 
 
@@ -167,6 +168,22 @@ _parsed_moment = functools.lru_cache(maxsize=512)(parse_moment)
 """parse_moment, remembered per spec text: rescoring a file parses the same few specs per record."""
 
 
+def judge_moment(spec: MomentSpec, calls: Sequence[Call]
+                 ) -> tuple[int | None, MomentBasis | None, EvidenceConflict | None]:
+    """The moment: the EARLIER of the pattern moment and the effect moment (the first call the repo
+    watcher saw act that no pattern recognised), its basis, and the conflict when the effect decided."""
+    pattern = find_moment(spec, calls)
+    effect = find_effect_moment(spec, calls)
+    if effect is not None and (pattern is None or effect < pattern):
+        kinds = effect_kinds(spec)
+        changed = ", ".join(f"{e.kind} {e.path}" for e in calls[effect].effects if e.kind in kinds)
+        conflict = EvidenceConflict(call=effect, evidence="effect", command="no-action", effect=changed)
+        return effect, "effect", conflict
+    if pattern is None:
+        return None, None, None
+    return pattern, "end" if pattern >= len(calls) else "pattern", None
+
+
 class _Unset:
     """Marks 'find the moment from the spec' (the normal case)."""
 
@@ -184,9 +201,13 @@ def score(spec: ScoreSpec, calls: Sequence[Call], *, moment_at: int | None | _Un
     `model_output=False` (the model produced nothing) makes every verdict and the overall `no-output`:
     such a run is invalid, never a miss. This is the only place that rule is applied.
     """
+    moment_basis: MomentBasis | None = None
+    moment_conflict: EvidenceConflict | None = None
     if isinstance(moment_at, _Unset):
-        moment_at = find_moment(_parsed_moment(spec.moment), calls)
+        moment_at, moment_basis, moment_conflict = judge_moment(_parsed_moment(spec.moment), calls)
     reads, basis, conflicts = read_evidence(spec.required, calls)
+    if moment_conflict is not None:
+        conflicts = sorted([*conflicts, moment_conflict], key=lambda c: c.call)
     order = order_basis(calls)
     verdicts: dict[str, Verdict] = {}
     for key, at in reads.items():
@@ -201,4 +222,4 @@ def score(spec: ScoreSpec, calls: Sequence[Call], *, moment_at: int | None | _Un
     overall: Verdict = overall_verdict(spec.kind, verdicts) if model_output else "no-output"
     return Score(reads=reads, verdicts=verdicts, overall=overall, moment_at=moment_at,
                  entry_loaded_at=entry_loaded_at(spec, calls), order_basis=order, read_basis=basis,
-                 conflicts=conflicts)
+                 moment_basis=moment_basis, conflicts=conflicts)

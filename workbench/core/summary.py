@@ -52,6 +52,7 @@ class RecordView(BaseModel):
     superseded: Marking | None = None
     provenance: Provenance | None = None
     entry: EntryGate | None = None
+    evidence_conflicts: list[Any] = []
     batch_planned: int | None = None
 
     @property
@@ -157,6 +158,9 @@ class Cell:
     """Valid runs whose host offered the entry skill (funnel), and those whose record does not say."""
     offered_unknown: int = 0
     opened_all: int = 0
+    conflicts: int = 0
+    """Evidence conflicts in valid runs (command analysis vs content or effect evidence), and the runs with one."""
+    conflicted_runs: int = 0
     """Valid runs that read every required file at some point (funnel)."""
     has_source: bool = False
     verdicts: dict[str, int] = field(default_factory=lambda: dict.fromkeys((*POSITIVE_VERDICTS, *NEGATIVE_VERDICTS), 0))
@@ -188,6 +192,8 @@ class Cell:
         case[0] += hit
         case[1] += 1
         self.entry_loaded += r.entry_loaded_at is not None
+        self.conflicts += len(r.evidence_conflicts)
+        self.conflicted_runs += bool(r.evidence_conflicts)
         offered = r.entry.offered if r.entry else None
         self.offered += offered is True
         self.offered_unknown += offered is None
@@ -233,6 +239,7 @@ class Cell:
             "mean_input_tokens": tokens_in, "mean_output_tokens": tokens_out, "usage_known": known_in,
             "mean_cost_usd": cost, "cost_known": known_cost,
             "excluded": self.excluded, "reads_verified": self.group.verified,
+            "evidence_conflicts": self.conflicts, "conflicted_runs": self.conflicted_runs,
         }
 
 

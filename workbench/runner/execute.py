@@ -17,18 +17,24 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from workbench import __version__
-from workbench.core.events import CallsReset, Event, ParsedRun
-from workbench.core.models import Call, EntryGate, GuardReport, RunRecord, Score, ScoreSpec
+from workbench.core.effects import Attribution, CallClock, attribute, reindex
+from workbench.core.events import CallFinished, CallsReset, Event, ParsedRun
+from workbench.core.fingerprints import Fingerprints, call_evidence
+from workbench.core.models import Call, CallEffect, EntryGate, GuardReport, RunRecord, Score, ScoreSpec
 from workbench.core.scoring import SCORER_RULES, score
 from workbench.runner.arms import build_copy
 from workbench.runner.fixture import make_fixture
 from workbench.runner.hostrun import HostRun, run_host
+from workbench.runner.procedures import load_procedures
 from workbench.runner.process import sweep
 from workbench.runner.redact import Redactor, login_secrets
 from workbench.runner.request import RunRequest
+from workbench.runner.watcher import RepoWatcher
+
+Watched = Literal["watched", "incomplete"]
 
 QUOTA = re.compile(r"quota|rate[ _-]?limit|usage limit|credit balance|resource_exhausted|\b429\b", re.IGNORECASE)
 """An invalid batch run whose error says this hit the account's limits: `quota`, never retried in a loop."""
@@ -44,6 +50,8 @@ class RunResult:
     run_dir: Path
     seconds: dict[str, float] = field(default_factory=dict)
     """Where the harness spent its time: fixture, arm, host, score, cleanup."""
+    attributions: list[Attribution] = field(default_factory=list)
+    """Every first change the repo watcher saw, with the call it was given to (bench, tests)."""
     leftovers: list[str] = field(default_factory=list)
     """Processes of the run found alive after it (escaped its process group), killed."""
 
@@ -109,14 +117,20 @@ def _tail(path: Path, size: int = 2000) -> str:
 
 
 def build_record(request: RunRequest, run: HostRun, spec: ScoreSpec, redactor: Redactor,
-                 changes: list[str], quota: bool = False, logins: list[str] | None = None) -> tuple[RunRecord, Score]:
-    """THE record builder: the scored, redacted record of one run, every field set once. LOGINS: the
-    login files whose hash changed during the run (the run is then invalid, like a guard change)."""
+                 changes: list[str], quota: bool = False, logins: list[str] | None = None,
+                 effects_watched: Literal["watched", "incomplete"] | None = None) -> tuple[RunRecord, Score]:
+    """THE record builder: the scored, redacted record of one run, every field set once.
+
+    The run's calls already carry their evidence (content per procedure, effects per call: `execute`);
+    the record keeps the calls up to the moment, and the read bases and conflicts about those calls,
+    so rescoring the record alone gives back every field. LOGINS: the login files whose hash changed
+    during the run (the run is then invalid, like a guard change)."""
     case, calls = request.case, run.parsed.calls
     result = score(spec, calls, model_output=run.parsed.model_output)
     logins = logins or []
     reason = invalid_reason(request, run, changes + [f"login file changed: {n}" for n in logins], quota)
     kept = calls if result.moment_at is None else calls[:result.moment_at + 1]
+    read_basis = {k: b for k, b in result.read_basis.items() if (result.reads.get(k) or 0) < len(kept)}
     known = bool(run.offered_skills or run.offered_plugins or run.parsed.init)
     offered = run.skill_offered(spec.entry_skill) if spec.entry_skill and known else None
     ended = run.parsed.ended
@@ -128,7 +142,9 @@ def build_record(request: RunRequest, run: HostRun, spec: ScoreSpec, redactor: R
         run=request.identity.run, batch=request.identity.batch, batch_planned=request.identity.planned,
         moment=case.moment, required=list(case.required), calls=kept, required_read_at=dict(result.reads),
         moment_at=result.moment_at, entry_loaded_at=result.entry_loaded_at, verdict=dict(result.verdicts),
-        overall=result.overall, valid=reason is None, invalid_reason=reason, tool_calls=len(calls),
+        overall=result.overall, order_basis=result.order_basis, read_basis=read_basis,
+        moment_basis=result.moment_basis, evidence_conflicts=[c for c in result.conflicts if c.call < len(kept)],
+        effects_watched=effects_watched, valid=reason is None, invalid_reason=reason, tool_calls=len(calls),
         failed_calls=[c.index for c in calls if c.status != "ok"], usage=run.parsed.usage,
         started_at=run.started_at, finished_at=run.finished_at, workbench_version=__version__,
         scorer_rules=SCORER_RULES, exit_code=run.exit_code, run_error=ended.error if ended else None,
@@ -180,9 +196,11 @@ def execute(request: RunRequest, on_event: Callable[[Event], None] | None = None
             (outside / rel).write_text(text, encoding="utf-8")
         t2 = time.perf_counter()
         paths = labels(request, run_dir, plugin)
+        procedures = load_procedures(plugin)
+        fingerprints = Fingerprints(procedures) if procedures else None
         if on_setup is not None:
             on_setup(paths)
-        run = _run(request, run_dir, plugin, on_event, run_host_fn)
+        run, watched, attributions = _run(request, run_dir, plugin, on_event, run_host_fn, fingerprints)
         t3 = time.perf_counter()
         leftovers = [f"leftover process of the run, killed: {d}" for d in sweep(home)]
         logins = login_files_changed(run.launch.login_before)
@@ -198,10 +216,10 @@ def execute(request: RunRequest, on_event: Callable[[Event], None] | None = None
             shutil.rmtree(run_dir, ignore_errors=True)
         seconds["cleanup"] = time.perf_counter() - t4
     changes = guard.changes(before) if guard is not None and before is not None else []
-    record, result = build_record(request, run, spec, Redactor(paths, secrets), changes, quota, logins)
+    record, result = build_record(request, run, spec, Redactor(paths, secrets), changes, quota, logins, watched)
     seconds.update(fixture=t1 - t0, arm=t2 - t1, host=t3 - t2, score=t4 - t3 + time.perf_counter() - t4
                    - seconds["cleanup"])
-    return RunResult(record, result, run, run_dir, seconds, leftovers)
+    return RunResult(record, result, run, run_dir, seconds, attributions, leftovers)
 
 
 def _plugin(request: RunRequest, run_dir: Path) -> Path:
@@ -215,9 +233,25 @@ def _plugin(request: RunRequest, run_dir: Path) -> Path:
     return dest
 
 
+def with_effects(calls: list[Call], attributions: Iterable[Attribution]) -> list[Call]:
+    """CALLS with each attributed first change stored on the call it was given to (`Call.effects`)."""
+    given: dict[int, list[CallEffect]] = {}
+    for a in attributions:
+        e = a.effect
+        sha = e.detail if e.kind in ("commit", "merge", "tag", "branch") else None
+        given.setdefault(a.call, []).append(CallEffect(path=e.path, kind=e.kind, sha=sha,
+                                                       basis=a.basis, others=list(a.others)))
+    return [c.model_copy(update={"effects": given[i]}) if i in given else c for i, c in enumerate(calls)]
+
+
 def _run(request: RunRequest, run_dir: Path, plugin: Path, on_event: Callable[[Event], None] | None,
-         run_host_fn: Callable[..., HostRun]) -> HostRun:
-    """The host run for the request's door; the live view is reset when the final parse differs."""
+         run_host_fn: Callable[..., HostRun], fingerprints: Fingerprints | None
+         ) -> tuple[HostRun, Watched, list[Attribution]]:
+    """The host run for the request's door, watched: the repo watcher runs around the host (from
+    outside any sandbox), every event is stamped for attribution, each finished call's output is
+    matched against the procedures as it arrives (the live view sees the evidence), and the FINAL
+    parse (Codex re-parsed with its rollout) gets its content evidence and its effects. The live view
+    is reset when those final calls differ from what it was shown."""
     repo = run_dir / "repo"
     prompt = request.case.prompt.replace("{repo}", str(repo))
     kwargs: dict[str, Any] = {}
@@ -248,14 +282,29 @@ def _run(request: RunRequest, run_dir: Path, plugin: Path, on_event: Callable[[E
     live = ParsedRun()  # what a live view folded: the record's parse may differ (Codex's rollout)
 
     def seen(event: Event) -> None:
+        if fingerprints is not None and isinstance(event, CallFinished) and event.call.output is not None:
+            event = CallFinished(call_evidence(fingerprints, event.call))
         live.apply(event)
         assert on_event is not None
         on_event(event)
 
     if on_event is not None:
         kwargs["on_event"] = seen
-    run = run_host_fn(request.host, prompt, repo, run_dir, script=request.script, timeout=request.timeout,
-                      model=request.model, placeholders=placeholders, seed=request.identity.seed, **kwargs)
+    clock = CallClock()
+    watcher = RepoWatcher(repo).start()
+    kwargs.update(on_timed_event=clock.see, before_stamp=watcher.sync)
+    try:
+        run = run_host_fn(request.host, prompt, repo, run_dir, script=request.script, timeout=request.timeout,
+                          model=request.model, placeholders=placeholders, seed=request.identity.seed, **kwargs)
+    finally:
+        effects = watcher.stop()
+    calls = run.parsed.calls
+    if fingerprints is not None:
+        calls = [call_evidence(fingerprints, c) for c in calls]
+    spans = reindex(clock.spans(), [c.call_id for c in calls])
+    turns = {i: str(c.turn) for i, c in enumerate(calls) if c.turn is not None}
+    attributions = [a for a in attribute(spans, effects, turns) if a.call < len(calls)]
+    run.parsed.calls = with_effects(calls, attributions)
     if on_event is not None and run.parsed.calls != live.calls:
         on_event(CallsReset(tuple(run.parsed.calls)))
-    return run
+    return run, "incomplete" if watcher.overflowed else "watched", attributions

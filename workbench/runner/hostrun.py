@@ -144,7 +144,8 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
              add_dirs: Iterable[Path] = (), binary: Path | None = None, probe: bool = True,
              plugin: Path | None = None, seed: int = 0,
              wrap: Callable[[Launch], Launch] | None = None, cancel: threading.Event | None = None,
-             on_timed_event: Callable[[Event, float], None] | None = None) -> HostRun:
+             on_timed_event: Callable[[Event, float], None] | None = None,
+             before_stamp: Callable[[], None] | None = None) -> HostRun:
     """Run HOST once on REPO; a SCRIPT runs it against a fresh scripted model server on 127.0.0.1.
 
     `plugin` is the run's plugin copy, given to the host the way it loads skills (Claude
@@ -155,6 +156,7 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
     `cancel`, once set, stops the host's process group (`run_process`); the run says `cancelled`.
     `on_timed_event` gets each live event with its line's monotonic arrival time (effect attribution:
     `workbench.core.effects.CallClock.see`; events parsed after exit come with the time they were parsed).
+    `before_stamp` runs as each stdout line is read, before its time is taken (`RepoWatcher.sync`).
     """
     ad = adapter(host)
     exe = binary or ad.default_binary() or require_binary(host)
@@ -189,7 +191,8 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
         result: ProcessResult = run_process(launch.argv, env=launch.env, cwd=launch.cwd,
                                             stdout_path=run_dir / "stdout.jsonl", stderr_path=run_dir / "stderr.txt",
                                             on_timed_line=feed, timeout=timeout,
-                                            silence_timeout=silence_timeout, cancel=cancel)
+                                            silence_timeout=silence_timeout, cancel=cancel,
+                                            before_stamp=before_stamp)
     finally:
         if server is not None:
             server.stop()

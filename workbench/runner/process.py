@@ -44,11 +44,14 @@ class ProcessResult:
     """The caller's cancel event was set: the group was stopped (TERM, then KILL after the grace)."""
 
 
-def _pump(stream: IO[bytes], out: queue.Queue[tuple[bytes, float] | None]) -> None:
+def _pump(stream: IO[bytes], out: queue.Queue[tuple[bytes, float] | None],
+          before_stamp: Callable[[], None] | None = None) -> None:
     """Reader thread: every stdout line (an overlong one cut, see `capped_lines`) with its arrival time
-    into the queue, then None."""
+    into the queue, then None. BEFORE_STAMP runs after a line is read and before it is stamped."""
     try:
         for raw in capped_lines(stream):
+            if before_stamp is not None:
+                before_stamp()
             out.put((raw, time.monotonic()))
     finally:
         out.put(None)
@@ -105,11 +108,14 @@ def run_process(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdou
                 on_line: Callable[[str], None] | None = None, timeout: float = 600.0,
                 silence_timeout: float | None = None, grace: float = 3.0,
                 cancel: threading.Event | None = None,
-                on_timed_line: Callable[[str, float], None] | None = None) -> ProcessResult:
+                on_timed_line: Callable[[str, float], None] | None = None,
+                before_stamp: Callable[[], None] | None = None) -> ProcessResult:
     """Start ARGV in a new session, feed each stdout line to ON_LINE, and enforce the watchdogs.
 
     CANCEL, when set (checked at least every CANCEL_POLL seconds), stops the group like a watchdog.
-    ON_TIMED_LINE gets each line with its monotonic arrival time, after ON_LINE."""
+    ON_TIMED_LINE gets each line with its monotonic arrival time, after ON_LINE. BEFORE_STAMP runs
+    in the reader thread as each line is read, before its time is taken (the repo watcher's `sync`:
+    a change made before the host printed the line is then stamped before it)."""
     started = time.monotonic()
     count = 0
     reason: TimeoutReason | None = None
@@ -119,7 +125,8 @@ def run_process(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdou
                                 stdout=subprocess.PIPE, stderr=err, start_new_session=True)
         assert proc.stdout is not None
         lines: queue.Queue[tuple[bytes, float] | None] = queue.Queue(maxsize=QUEUE_LINES)  # backpressure, bounded memory
-        reader = threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True, name="host-stdout")
+        reader = threading.Thread(target=_pump, args=(proc.stdout, lines, before_stamp), daemon=True,
+                                  name="host-stdout")
         reader.start()
         last = started
         while True:

@@ -111,6 +111,9 @@ class RepoWatcher:
         self._wake_r, self._wake_w = -1, -1
         self._thread: threading.Thread | None = None
         self._drained = threading.Event()
+        self._lock = threading.Lock()
+        """One reader of the inotify queue at a time: the watcher's thread, or `sync` from the stdout reader."""
+        self._closed = False
         self._effects: list[Effect] | None = None
 
     def __enter__(self) -> RepoWatcher:
@@ -184,22 +187,38 @@ class RepoWatcher:
             while True:
                 ready = {fd for fd, _ in poller.poll()}
                 if self._inotify.fileno() in ready:
-                    self._drain()
+                    with self._lock:
+                        self._drain()
                 if self._wake_r in ready:
-                    self._drain()  # what the kernel queued before the host exited
+                    with self._lock:
+                        self._drain()  # what the kernel queued before the host exited
                     return
         except Exception:
             self.overflowed = True
             raise
         finally:
             self._drained.set()
+            with self._lock:
+                self._closed = True
             # closing an inotify fd waits for a kernel grace period (~5 ms): off the run's path
             self._inotify.close()
             os.close(self._wake_r)
 
+    def sync(self) -> None:
+        """Read and stamp what the kernel has queued by now, from the caller's thread.
+
+        The host's stdout reader calls it as each line is read, before stamping the line: a change
+        the kernel queued before the host printed that line is then stamped before it, however late
+        the watcher's own thread gets the CPU. Every stamp stays at or after the change itself."""
+        with self._lock:
+            if not self._closed and self._inotify is not None:
+                self._drain()
+
     def _drain(self) -> None:
         assert self._inotify is not None
         events = self._inotify.read(timeout=0)
+        if not events:
+            return
         t = self.clock()
         for ev in events:
             if ev.mask & flags.Q_OVERFLOW:

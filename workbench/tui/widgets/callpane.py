@@ -75,6 +75,7 @@ class CallPane(ScrollView, can_focus=True):
         self._offsets: list[int] = [0]
         self._layout_stale = False
         self._hits: dict[int, list[str]] = {}
+        self._conflicts: dict[int, list[str]] = {}
         self._moment_key: str | None = None
         self._cache: dict[str, tuple[tuple[object, ...], list[Strip]]] = {}
         self._scored_version = -1
@@ -96,7 +97,7 @@ class CallPane(ScrollView, can_focus=True):
         self.expanded.clear()
         self._pending.clear()
         self._cache.clear()
-        self._hits, self._moment_key = {}, None
+        self._hits, self._conflicts, self._moment_key = {}, {}, None
         self.dropped = 0
         self.cursor = -1
         self._scored_version, self._score_due = -1, 0.0
@@ -198,6 +199,7 @@ class CallPane(ScrollView, can_focus=True):
         for key, at in result.reads.items():
             if at is not None:
                 hits.setdefault(at, []).append(key)
+        self._conflicts = {c.call: state.conflicts_at(c.call) for c in result.conflicts}
         moment_key = None
         if result.moment_at is not None and result.moment_at < len(state.order):
             moment_key = state.key_at(result.moment_at)
@@ -232,7 +234,8 @@ class CallPane(ScrollView, can_focus=True):
     def _fingerprint(self, key: str) -> tuple[object, ...]:
         assert self.state is not None
         card = self.state.cards[key]
-        return (card.version, tuple(self._hits.get(card.call.index, ())), key == self._moment_key,
+        return (card.version, tuple(self._hits.get(card.call.index, ())),
+                tuple(self._conflicts.get(card.call.index, ())), key == self._moment_key,
                 key in self.expanded, self._width())
 
     def _strips(self, key: str, width: int) -> list[Strip]:
@@ -245,7 +248,8 @@ class CallPane(ScrollView, can_focus=True):
         card = self.state.cards[key]
         hits = self._hits.get(card.call.index, [])
         texts = card_lines(card, hits, key == self._moment_key, self.state.moment, self.clean,
-                           expanded=key in self.expanded, width=width)
+                           expanded=key in self.expanded, width=width,
+                           conflicts=self._conflicts.get(card.call.index))
         background = Style()
         if hits:
             background = self.get_component_rich_style("callpane--hit", partial=True)

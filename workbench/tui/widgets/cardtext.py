@@ -35,10 +35,11 @@ def _line(markup: str) -> Text:
 
 
 def card_lines(card: Card, hits: list[str], moment: bool, moment_spec: str, clean: Callable[[str], str],
-               *, expanded: bool, width: int = 120) -> list[Text]:
+               *, expanded: bool, width: int = 120, conflicts: list[str] | None = None) -> list[Text]:
     """The card's lines before wrapping: header, the result (collapsed or whole), the moment rule.
 
-    The target column shrinks with WIDTH so the marks (READ, REFUSED) stay on screen."""
+    The target column shrinks with WIDTH so the marks (READ, REFUSED, CONFLICT) stay on screen.
+    CONFLICTS: what the scorer said disagrees on this call (command analysis vs evidence)."""
     tw = max(16, min(60, width - MARKS_ROOM))
     call = card.call
     target = clean(call.path or call.command or call.skill or "")
@@ -50,6 +51,8 @@ def card_lines(card: Card, hits: list[str], moment: bool, moment_spec: str, clea
     if RunState.failed_read(call):
         word = "REFUSED" if call.status == "denied" or call.unreadable else "FAILED"
         marks.append(f"[b reverse red] {word} [/]")
+    if conflicts:
+        marks.append(f"[b reverse yellow] CONFLICT {escape(', '.join(conflicts))} [/]")
     lines = [_line(f"[b]#{call.index:<3}[/b] {escape(call.tool):<14} {escape(trim(target, tw)):<{tw}} "
                               f"[{colour}]{status:<6}[/] {' '.join(marks)}")]
     if call.result:
