@@ -205,7 +205,7 @@ def _attributed_run(host: str, root: Path, hosts_dir: Path | None, confined: boo
     clock = CallClock()
     with RepoWatcher(repo) as watcher:
         run = run_host(host, "Append to the readme.", repo, root, script=WRITE_BETWEEN, binary=binary,
-                       timeout=120.0, on_timed_event=clock.see, wrap=wrap)
+                       timeout=120.0, on_timed_event=clock.see, before_stamp=watcher.sync, wrap=wrap)
     spans = reindex(clock.spans(), [c.call_id for c in run.parsed.calls])
     return run, spans, watcher.stop(), repo
 
