@@ -1,24 +1,35 @@
 """`workbench batch`: cases x runs x hosts x arms, confined and guarded, with live progress on stderr.
 
 stdout gets one summary line at the end (batch id, runs, invalid, whether it is complete); the
-records go to `--record FILE`. Exit 0 complete, 1 partial (invalid runs or a quota stop), 3 aborted
-(proof, self-check or guard), 2 bad input.
+records go to `--record FILE`. Before launch the forecast (runs, tokens, cost, wall time, from earlier
+records) goes to stderr; `--json` prints one object (forecast, stop rule, result) instead of the line.
+Exit 0 complete, 1 partial (invalid runs, a quota or budget stop), 3 aborted (proof, self-check or
+guard), 2 bad input.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import fnmatch
+import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
+from workbench.core.budget import Budget
 from workbench.core.cases import load_case, load_cases
+from workbench.core.decide import Decision
 from workbench.core.errors import InputError
-from workbench.core.models import Case
+from workbench.core.models import Case, RunRecord, StopRule
+from workbench.core.summary import decision_text
 from workbench.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from workbench.runner.batch import BatchConfig, BatchResult
 
 HOSTS = ("sim", "claude", "codex", "opencode", "gemini", "grok")
 
@@ -44,6 +55,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--silence-timeout", type=float, default=300.0, help="seconds without output before stop (300)")
     p.add_argument("--guard", action="append", default=[], metavar="PATH", help="another checkout to guard")
     p.add_argument("--home", metavar="DIR", help="the real home to hide and guard (default: $HOME)")
+    p.add_argument("--until-decided", action="store_true",
+                   help="stop each host/row comparison of the first two arms once the anytime-valid paired test "
+                        "decides it (needs --max-runs)")
+    p.add_argument("--alpha", type=float, default=None, metavar="A", help="until-decided: error level (0.05)")
+    p.add_argument("--max-runs", type=int, default=None, metavar="N", help="until-decided: runs per cell at most")
+    p.add_argument("--budget-usd", type=float, default=None, metavar="X",
+                   help="stop before the next run would pass X dollars (estimated from earlier records)")
+    p.add_argument("--budget-tokens", type=int, default=None, metavar="T",
+                   help="stop before the next run would pass T tokens")
+    p.add_argument("--force", action="store_true", help="with --budget-usd: run even when the cost is unknown")
+    p.add_argument("--json", action="store_true", help="print the forecast, stop rule and result as JSON")
     p.set_defaults(handler=run)
 
 
@@ -108,8 +130,19 @@ def run(args: argparse.Namespace) -> int:
                       fixture=ws.base_fixture if ws.base_fixture.is_dir() else None,
                       script=load_script(args.script) if args.script else None, timeout=args.timeout,
                       silence_timeout=args.silence_timeout, real_home=home)
+    cfg.stop = stop_rule(args)
+    if cfg.stop is not None:
+        cfg.runs = cfg.stop.max_runs
     cfg.binaries = check_plan(cfg)  # a missing host, model or impossible case is named before anything starts
     console = Console(file=sys.stderr, highlight=False)
+    from workbench.runner.preview import batch_forecast, load_history
+
+    history = load_history([record, ws.records_dir])
+    outlook = batch_forecast(cfg, history)
+    for line in outlook.lines():
+        console.print(line, soft_wrap=True, markup=False)
+    cfg.budget = budget_of(args, cfg, history, console)
+    console.print(f"stop rule: {cfg.stop_rule.text()}", markup=False)
     bar = Progress(TextColumn("[bold]batch[/bold]"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                    TextColumn("{task.fields[info]}"), TimeRemainingColumn(), console=console, transient=False)
     task: TaskID | None = None
@@ -147,8 +180,73 @@ def run(args: argparse.Namespace) -> int:
     if result.quota:
         console.print(f"[yellow]workbench: quota: {result.quota}; stopped launching runs. Later: "
                       f"--resume --retry-invalid[/yellow]")
-    print(f"{result.batch} {state} {condition}: {len(result.outcomes)} run(s), {invalid} invalid, "
-          f"{result.skipped} already recorded, {result.planned} planned -> {shown(record, home)}")
+    if result.budget:
+        console.print(f"[yellow]workbench: {result.budget}; stopped launching runs[/yellow]", soft_wrap=True)
+    for d in result.decisions.values():
+        console.print(f"{d.comparison.host} {d.comparison.target} ({d.comparison.kind}): {decision_line(d, cfg)}",
+                      markup=False, soft_wrap=True)
+    console.print(f"stopped: {result.stop_reason()}", markup=False, soft_wrap=True)
+    line = (f"{result.batch} {state} {condition}: {len(result.outcomes)} run(s), {invalid} invalid, "
+            f"{result.skipped} already recorded, {result.planned} planned -> {shown(record, home)}")
+    if args.json:
+        print(json.dumps({"forecast": dataclasses.asdict(outlook), "stop_rule": cfg.stop_rule.model_dump(),
+                          "result": result_json(result, invalid, state), "line": line}, indent=2))
+    else:
+        print(line)
     if result.aborted:
         return int(ExitCode.ABORTED)
     return int(ExitCode.OK if result.complete else ExitCode.FINDINGS)
+
+
+def stop_rule(args: argparse.Namespace) -> StopRule | None:
+    """The until-decided rule from the options (None: fixed --runs)."""
+    if not args.until_decided:
+        if args.alpha is not None or args.max_runs is not None:
+            raise InputError("--alpha and --max-runs go with --until-decided", field="--max-runs")
+        return None
+    if args.max_runs is None or args.max_runs < 1:
+        raise InputError("--until-decided needs --max-runs N (at least 1)", field="--max-runs")
+    alpha = 0.05 if args.alpha is None else args.alpha
+    if not 0 < alpha < 1:
+        raise InputError(f"--alpha must be between 0 and 1, got {alpha}", field="--alpha")
+    from workbench.runner.arms import parse_arms
+
+    names = [n for n, _ in parse_arms(args.arms)]
+    return StopRule(rule="until-decided", max_runs=args.max_runs, alpha=alpha, compare=names[:2])
+
+
+def budget_of(args: argparse.Namespace, cfg: BatchConfig, history: list[RunRecord], console: Console) -> Budget | None:
+    """The budget from the options; a USD budget whose cost no record knows is refused unless --force."""
+    if args.budget_usd is None and args.budget_tokens is None:
+        return None
+    from workbench.runner.batch import plan, planned_run
+
+    budget = Budget(args.budget_usd, args.budget_tokens, list(history))
+    if args.budget_usd is not None:
+        unknown = budget.unknown_cost([planned_run(p) for p in plan(cfg)])
+        if unknown and not args.force:
+            raise InputError(f"--budget-usd cannot be checked: no earlier record knows the cost of "
+                             f"{', '.join(unknown)}; pass --force to run with the budget checked only against "
+                             "spending seen", field="--budget-usd")
+        if unknown:
+            console.print(f"[yellow]workbench: the cost of {', '.join(unknown)} is unknown; the USD budget is checked "
+                          "only against spending seen[/yellow]", soft_wrap=True)
+    return budget
+
+
+def decision_line(d: Decision, cfg: BatchConfig) -> str:
+    """`decided: B better (e = …, after n pairs)` / `undecided: ~k more pairs at the observed rate`."""
+    a, b = cfg.compared()
+    return decision_text({"better": d.better, "name_a": a.name, "name_b": b.name, "e_value": d.e_value,
+                          "pairs": d.pairs, "more_pairs": d.more_pairs})
+
+
+def result_json(result: BatchResult, invalid: int, state: str) -> dict[str, object]:
+    """The batch result as `--json` prints it."""
+    return {"batch": result.batch, "state": state, "runs": len(result.outcomes), "invalid": invalid,
+            "skipped": result.skipped, "planned": result.planned, "not_needed": result.not_needed,
+            "aborted": result.aborted, "quota": result.quota, "budget": result.budget,
+            "stop_reason": result.stop_reason(),
+            "decisions": [{"host": d.comparison.host, "target": d.comparison.target, "kind": d.comparison.kind,
+                           "pairs": d.pairs, "only_a": d.only_a, "only_b": d.only_b, "e_value": d.e_value,
+                           "better": d.better, "more_pairs": d.more_pairs} for d in result.decisions.values()]}
