@@ -21,6 +21,20 @@ from workbench.runner.batch import BatchConfig, BatchResult, plan, run_batch
 from workbench.runner.guard import Guard
 
 
+def summary_md(w: World, compare: str) -> str:
+    out = subprocess.run([sys.executable, "-m", "workbench", "summary", str(w.record), "--compare", compare],
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, check=True)
+    return out.stdout
+
+
+def row_of(table: str, target: str) -> str:
+    """The comparison line of TARGET in a summary's markdown."""
+    lines = [line for line in table.splitlines() if f"| {target} (positive) |" in line and "better" in line
+             or f"| {target} (positive) |" in line and "undecided" in line]
+    assert len(lines) == 1, table
+    return lines[0]
+
+
 def until_decided(w: World, a: str, b: str, max_runs: int, *, resume: bool = False) -> BatchConfig:
     arms = [resolve_arm(w.plugin, "weak" if a == "HEAD~2" else "base", a),
             resolve_arm(w.plugin, "shipped" if a == "HEAD~2" else "again", b)]
@@ -44,6 +58,9 @@ def test_weak_vs_shipped_stops_early_and_resume_continues(tmp_path: Path) -> Non
     assert first.complete and first.decisions[incident].better == "B" and not first.decisions[release].decided
     assert first.not_needed > 0 and len(first.outcomes) < first.planned
     assert first.decisions[release].more_pairs is not None  # undecided, with an estimate of pairs still needed
+    table = summary_md(w, "weak,shipped")
+    assert "decided: shipped better (e = " in row_of(table, "incident")
+    assert f"undecided: ~{first.decisions[release].more_pairs} more pairs at the observed rate" in row_of(table, "release")
     loaded = load_file(w.record)
     per_case = Counter((r.case_id, r.arm) for r in loaded.records)
     assert per_case[("release-ship", "weak")] == 20 > per_case[("incident-outage", "weak")]
@@ -65,6 +82,7 @@ def test_base_vs_base_runs_to_max_without_deciding(tmp_path: Path) -> None:
     assert result.decisions and not any(d.decided for d in result.decisions.values())
     assert all(d.pairs == 6 and d.only_a == d.only_b == 0 for d in result.decisions.values())
     assert "0 of 2 comparison(s) decided" in result.stop_reason()
+    assert "undecided: no difference seen in 6 pairs" in row_of(summary_md(w, "base,again"), "release")
 
 
 def test_cli_refuses_until_decided_without_max_runs_or_with_one_arm(tmp_path: Path) -> None:

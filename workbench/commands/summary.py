@@ -31,6 +31,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="which table --format csv prints (runs)")
     p.add_argument("--compare", action="append", default=[], metavar="A,B",
                    help="compare arm B against arm A (sha or arm name); repeatable")
+    p.add_argument("--alpha", type=float, default=0.05, metavar="A",
+                   help="error level of the anytime-valid paired decision in comparisons (0.05)")
     p.add_argument("--lenient", action="store_true", help="skip invalid lines (reported) instead of failing")
     p.set_defaults(handler=run)
 
@@ -104,13 +106,14 @@ def render_md(data: dict[str, Any]) -> str:
                        f"{c['entry_loaded']}/{c['valid']} | {tokens} | {fmt(c['mean_cost_usd'])} |")
         out.append("")
     if data["comparisons"]:
-        out += ["## Comparisons", "", "| Host | Row | A | B | A rate | B rate | Δ pp | pairs | McNemar p |",
-                "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        alpha = data["comparisons"][0]["alpha"]
+        out += ["## Comparisons", "", "| Host | Row | A | B | A rate | B rate | Δ pp | pairs | McNemar p | "
+                f"anytime-valid (α {alpha:g}) |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for r in data["comparisons"]:
             out.append(f"| {r['host']} | {r['target']} ({r['kind']}) | {r['a']} | {r['b']} | "
                        f"{r['hits_a']}/{r['valid_a']} | {r['hits_b']}/{r['valid_b']} | "
                        f"{fmt(r['delta_pp'])} | "
-                       f"{r['pairs']} | {r['mcnemar_p']:.3g} |")
+                       f"{r['pairs']} | {r['mcnemar_p']:.3g} | {r['decision']} |")
         out.append("")
     return "\n".join(out)
 
@@ -143,7 +146,9 @@ def run(args: argparse.Namespace) -> int:
     pairs = parse_compare(args.compare)
     loaded = records.load_files(args.files, lenient=args.lenient)
     summary = summarize(loaded.records)
-    data = to_json(summary, pairs)
+    if not 0 < args.alpha < 1:
+        raise InputError(f"--alpha must be between 0 and 1, got {args.alpha}", field="--alpha")
+    data = to_json(summary, pairs, args.alpha)
     data.update(summary_tables(loaded.records, summary))
     data["problems"] = [str(p) for p in loaded.problems]
     warn(loaded, summary)

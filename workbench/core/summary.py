@@ -213,6 +213,7 @@ def paired(a: Cell, b: Cell, alpha: float = 0.05) -> dict[str, Any]:
     return {
         "host": a.group.host, "model": a.group.model or None, "effort": a.group.effort or None,
         "target": a.target, "kind": a.kind, "a": a.arm, "b": b.arm,
+        "name_a": "+".join(a.arm_names) or None, "name_b": "+".join(b.arm_names) or None,
         "hits_a": ha, "valid_a": na, "hits_b": hb, "valid_b": nb,
         "delta_pp": stats.delta_pp(ha, na, hb, nb),
         "pairs": len(common), "only_a": only_a, "only_b": only_b,
@@ -247,12 +248,13 @@ def summarize(records: Iterable[RunRecord]) -> Summary:
     return summary
 
 
-def to_json(summary: Summary, comparisons: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
-    """The whole summary as one JSON-ready object."""
+def to_json(summary: Summary, comparisons: Sequence[tuple[str, str]] = (), alpha: float = 0.05) -> dict[str, Any]:
+    """The whole summary as one JSON-ready object (comparisons decided at ALPHA)."""
     return {
         "runs": [c.to_json() for c in summary.cells.values()],
         "files": summary.files(),
-        "comparisons": [row for a, b in comparisons for row in summary.compare(a, b)],
+        "comparisons": [{**row, "decision": decision_text(row)} for a, b in comparisons
+                        for row in summary.compare(a, b, alpha)],
         "excluded": {"discarded": summary.discarded, "superseded": summary.superseded},
         "unverified_runs": summary.unverified,
     }
