@@ -4,12 +4,14 @@ base against base runs to its maximum without deciding; every record names its s
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from batch_support import ROOT, World, make_demo_arms_world
 
 from workbench.core.cases import load_cases
@@ -105,3 +107,38 @@ def test_a_fixed_batch_records_its_rule(tmp_path: Path) -> None:
     run_batch(cfg)
     rules = {r.stop_rule.rule if r.stop_rule else None for r in load_file(w.record).records}
     assert rules == {"fixed"}
+
+
+def cli(w: World, *args: str) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "workbench", "batch", "--cases", "release-ship", "--hosts", "sim", "--home",
+            str(w.home), "--unconfined", *args]
+    return subprocess.run(argv, cwd=w.ws, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
+
+
+def test_forecast_before_launch_and_a_token_budget_stops_with_whole_records(tmp_path: Path) -> None:
+    w = make_demo_arms_world(tmp_path, cases=("release-ship",))
+    first = cli(w, "--arms", "weak=HEAD~2,shipped=HEAD~1", "--runs", "2", "--record", str(w.record))
+    assert first.returncode == 0, first.stderr
+    assert "forecast: 4 run(s) · unknown tokens · unknown USD" in first.stderr
+    earlier = load_file(w.record).records
+    per_run = sum((r.usage.input_tokens or 0) + (r.usage.output_tokens or 0) for r in earlier) / len(earlier)
+
+    refused = cli(w, "--arms", "weak=HEAD~2,shipped=HEAD~1", "--runs", "3", "--record", str(w.ws / "records" / "usd.jsonl"),
+                  "--budget-usd", "1")
+    assert refused.returncode == 2 and "--budget-usd cannot be checked" in refused.stderr
+    assert "sim/sim-policy" in refused.stderr and not (w.ws / "records" / "usd.jsonl").exists()
+
+    second_file = w.ws / "records" / "second.jsonl"
+    budget = int(per_run * 2.5)
+    out = cli(w, "--arms", "weak=HEAD~2,shipped=HEAD~1", "--runs", "5", "--record", str(second_file),
+              "--budget-tokens", str(budget), "--json")
+    assert out.returncode == 1, out.stderr
+    data = json.loads(out.stdout)
+    assert data["forecast"]["runs"] == 10 and data["forecast"]["history"] == len(earlier)
+    assert data["forecast"]["tokens"]["total"] == pytest.approx(per_run * 10, rel=0.2)
+    assert "forecast: 10 run(s) · " in out.stderr and "unknown tokens" not in out.stderr
+    assert data["result"]["budget"].startswith("budget: the next run") and "stopped launching" in out.stderr
+    assert data["stop_rule"]["budget_tokens"] == budget
+    second = load_file(second_file)
+    assert not second.problems and len(second.records) == 2  # a third run at the mean would pass 2.5 runs' worth
+    assert all(r.stop_rule and r.stop_rule.budget_tokens == budget for r in second.records)
