@@ -29,6 +29,8 @@ from workbench.core.summary import decision_text
 from workbench.exitcodes import ExitCode
 
 if TYPE_CHECKING:
+    from workbench.core.tiers import Tier
+    from workbench.core.workspace import Workspace
     from workbench.runner.batch import BatchConfig, BatchResult
 
 HOSTS = ("sim", "claude", "codex", "opencode", "gemini", "grok")
@@ -42,7 +44,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--cases", default="all", metavar="SEL", help="case ids or globs, comma-separated, or all")
     p.add_argument("--hosts", default=None, metavar="H[,H]", help="hosts (default: the workspace's defaults)")
     p.add_argument("--arms", required=True, metavar="A=REF[,B=REF]", help="arms: a git ref of the plugin repo each")
-    p.add_argument("--runs", type=int, default=1, metavar="N", help="runs per case, host and arm (default 1)")
+    p.add_argument("--runs", type=int, default=None, metavar="N", help="runs per case, host and arm (default 1)")
     p.add_argument("--jobs", type=int, default=1, metavar="J", help="runs at once (default 1)")
     p.add_argument("--record", required=True, metavar="FILE", help="records file to append to")
     p.add_argument("--model", help="the model (real hosts: your login; sim: the name it reports)")
@@ -65,6 +67,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--budget-tokens", type=int, default=None, metavar="T",
                    help="stop before the next run would pass T tokens")
     p.add_argument("--force", action="store_true", help="with --budget-usd: run even when the cost is unknown")
+    p.add_argument("--tier", metavar="NAME",
+                   help="a preset of workbench.toml [tiers.NAME] (built in: smoke, decide, publish); options given "
+                        "explicitly override it")
     p.add_argument("--json", action="store_true", help="print the forecast, stop rule and result as JSON")
     p.set_defaults(handler=run)
 
@@ -111,26 +116,31 @@ def run(args: argparse.Namespace) -> int:
     from workbench.runner.request import confinement_for
 
     ws = load_workspace()
-    hosts = [h.strip() for h in (args.hosts or ",".join(ws.config.defaults.hosts)).split(",") if h.strip()]
+    tier = tier_of(args, ws)
+    hosts = [h.strip() for h in (args.hosts or ",".join((tier and tier.hosts) or ws.config.defaults.hosts)).split(",")
+             if h.strip()]
     for h in hosts:
         if h not in HOSTS:
             raise InputError(f"unknown host {h!r}; known: {', '.join(HOSTS)}", field="--hosts")
     if args.retry_invalid and not args.resume:
         raise InputError("--retry-invalid needs --resume", field="--retry-invalid")
     cases = select_cases(args.cases, ws.cases_dir)
+    if tier is not None and tier.negatives:
+        cases += [c for c in select_cases("all", ws.cases_dir) if c.kind == "negative" and c not in cases]
     arms = [resolve(ws, n, r) for n, r in parse_arms(args.arms)]
     home = Path(args.home).resolve() if args.home else Path.home()
     record = Path(args.record).resolve()
     guarded = [ws.root, *(a.repo_root for a in arms), *map(Path, args.guard)]
     guard = Guard.for_home(home, guarded, own=[record, record.with_name(record.name + ".torn")])
     confinement = confinement_for("batch", unconfined=args.unconfined, home=home, checkouts=guard.checkouts)
-    cfg = BatchConfig(cases=cases, hosts=hosts, arms=arms, runs=args.runs, record=record, jobs=args.jobs,
+    cfg = BatchConfig(cases=cases, hosts=hosts, arms=arms, runs=args.runs or (tier.runs if tier else 1),
+                      record=record, jobs=args.jobs,
                       model=args.model, effort=args.effort, resume=args.resume, retry_invalid=args.retry_invalid,
                       confinement=confinement, guard=guard,
                       fixture=ws.base_fixture if ws.base_fixture.is_dir() else None,
                       script=load_script(args.script) if args.script else None, timeout=args.timeout,
                       silence_timeout=args.silence_timeout, real_home=home)
-    cfg.stop = stop_rule(args)
+    cfg.stop = stop_rule(args, tier)
     if cfg.stop is not None:
         cfg.runs = cfg.stop.max_runs
     cfg.binaries = check_plan(cfg)  # a missing host, model or impossible case is named before anything starts
@@ -198,21 +208,40 @@ def run(args: argparse.Namespace) -> int:
     return int(ExitCode.OK if result.complete else ExitCode.FINDINGS)
 
 
-def stop_rule(args: argparse.Namespace) -> StopRule | None:
-    """The until-decided rule from the options (None: fixed --runs)."""
-    if not args.until_decided:
+def tier_of(args: argparse.Namespace, ws: Workspace) -> Tier | None:
+    """The `--tier` preset (None without one); an unknown name is bad input naming the known ones."""
+    if args.tier is None:
+        return None
+    tiers = ws.config.tiers
+    if args.tier not in tiers:
+        raise InputError(f"no tier {args.tier!r}; known: {', '.join(tiers)}", field="--tier")
+    return tiers[args.tier]
+
+
+def stop_rule(args: argparse.Namespace, tier: Tier | None = None) -> StopRule | None:
+    """The stop rule from the options over the tier: until-decided, or fixed with the tier's name (None:
+    fixed --runs, no tier)."""
+    until = args.until_decided or (tier is not None and tier.until_decided)
+    if not until:
         if args.alpha is not None or args.max_runs is not None:
             raise InputError("--alpha and --max-runs go with --until-decided", field="--max-runs")
-        return None
-    if args.max_runs is None or args.max_runs < 1:
+        if tier is None:
+            return None
+        runs = args.runs or tier.runs
+        if tier.min_runs is not None and runs < tier.min_runs:
+            raise InputError(f"tier {args.tier} needs at least {tier.min_runs} runs, got --runs {runs}", field="--runs")
+        return StopRule(rule="fixed", max_runs=runs, tier=args.tier)
+    max_runs = args.max_runs if args.max_runs is not None else (tier.max_runs if tier else None)
+    if max_runs is None or max_runs < 1:
         raise InputError("--until-decided needs --max-runs N (at least 1)", field="--max-runs")
-    alpha = 0.05 if args.alpha is None else args.alpha
+    alpha = args.alpha if args.alpha is not None else (tier.alpha if tier else 0.05)
     if not 0 < alpha < 1:
         raise InputError(f"--alpha must be between 0 and 1, got {alpha}", field="--alpha")
     from workbench.runner.arms import parse_arms
 
     names = [n for n, _ in parse_arms(args.arms)]
-    return StopRule(rule="until-decided", max_runs=args.max_runs, alpha=alpha, compare=names[:2])
+    return StopRule(rule="until-decided", max_runs=max_runs, alpha=alpha, compare=names[:2],
+                    tier=args.tier if tier else None)
 
 
 def budget_of(args: argparse.Namespace, cfg: BatchConfig, history: list[RunRecord], console: Console) -> Budget | None:

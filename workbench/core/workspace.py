@@ -12,10 +12,11 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from workbench.core.errors import InputError
 from workbench.core.locate import field_name, key_line
+from workbench.core.tiers import Tier, merged_tiers
 
 FILENAME = "workbench.toml"
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
@@ -85,6 +86,13 @@ class WorkspaceFile(BaseModel):
     guarded: list[str] = Field(default_factory=list, description="Paths the guard protects (globs).")
     audit: AuditConfig = Field(default_factory=AuditConfig)
     arms: dict[str, ArmConfig] = Field(default_factory=dict)
+    tiers: dict[str, Tier] = Field(default_factory=lambda: merged_tiers({}),
+                                   description="Batch presets (`batch --tier NAME`); smoke, decide, publish built in.")
+
+    @field_validator("tiers", mode="before")
+    @classmethod
+    def _builtin_tiers(cls, raw: Any) -> Any:
+        return merged_tiers(raw)
 
 
 class Workspace(BaseModel):
