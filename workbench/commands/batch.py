@@ -31,6 +31,7 @@ from workbench.exitcodes import ExitCode
 if TYPE_CHECKING:
     from workbench.core.tiers import Tier
     from workbench.core.workspace import Workspace
+    from workbench.runner.arms import Arm
     from workbench.runner.batch import BatchConfig, BatchResult
 
 HOSTS = ("sim", "claude", "codex", "opencode", "gemini", "grok")
@@ -67,6 +68,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--budget-tokens", type=int, default=None, metavar="T",
                    help="stop before the next run would pass T tokens")
     p.add_argument("--force", action="store_true", help="with --budget-usd: run even when the cost is unknown")
+    p.add_argument("--control", action="store_true",
+                   help="add the no-row control arm: the first arm's commit with every row the positive cases target "
+                        "removed (a description emptied to the skill's name), committed on workbench/arm/control")
     p.add_argument("--tier", metavar="NAME",
                    help="a preset of workbench.toml [tiers.NAME] (built in: smoke, decide, publish); options given "
                         "explicitly override it")
@@ -128,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
     if tier is not None and tier.negatives:
         cases += [c for c in select_cases("all", ws.cases_dir) if c.kind == "negative" and c not in cases]
     arms = [resolve(ws, n, r) for n, r in parse_arms(args.arms)]
+    if args.control:
+        arms += control_arms(ws, arms, cases)
     home = Path(args.home).resolve() if args.home else Path.home()
     record = Path(args.record).resolve()
     guarded = [ws.root, *(a.repo_root for a in arms), *map(Path, args.guard)]
@@ -279,3 +285,29 @@ def result_json(result: BatchResult, invalid: int, state: str) -> dict[str, obje
             "decisions": [{"host": d.comparison.host, "target": d.comparison.target, "kind": d.comparison.kind,
                            "pairs": d.pairs, "only_a": d.only_a, "only_b": d.only_b, "e_value": d.e_value,
                            "better": d.better, "more_pairs": d.more_pairs} for d in result.decisions.values()]}
+
+
+def control_arms(ws: Workspace, arms: list[Arm], cases: list[Case]) -> list[Arm]:
+    """The no-row controls: per row the positive cases target, the first arm's commit without that row,
+    run only with that row's cases."""
+    from dataclasses import replace
+
+    from workbench.core.wording import CONTROL, create_control
+    from workbench.runner.arms import resolve
+
+    if any(a.name == CONTROL for a in arms):
+        raise InputError(f"--control adds the arm {CONTROL!r}; another arm has that name", field="--arms")
+    base = arms[0]
+    if base.sha is None:
+        raise InputError("--control needs a committed first arm", field="--control")
+    by_target: dict[str, set[str]] = {}
+    for c in cases:
+        if c.kind == "positive":
+            by_target.setdefault(c.target, set()).add(c.id)
+    if not by_target:
+        raise InputError("--control needs a positive case (its target is the row removed)", field="--control")
+    out = []
+    for target, ids in by_target.items():
+        info = create_control(ws, base.sha, [target])
+        out.append(replace(resolve(ws, CONTROL, info.sha or info.ref), cases=frozenset(ids)))
+    return out

@@ -14,6 +14,7 @@ from typing import Any
 
 from workbench.core import records
 from workbench.core.batches import partial_batches
+from workbench.core.control import control_md, control_verdicts
 from workbench.core.errors import InputError
 from workbench.core.report import summary_tables
 from workbench.core.summary import Summary, summarize, to_json
@@ -150,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--alpha must be between 0 and 1, got {args.alpha}", field="--alpha")
     data = to_json(summary, pairs, args.alpha)
     data.update(summary_tables(loaded.records, summary))
+    data["control"] = control_verdicts(loaded.records, alpha=args.alpha)
     data["problems"] = [str(p) for p in loaded.problems]
     warn(loaded, summary)
     if args.format == "json":
@@ -163,5 +165,6 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "gh-summary":
         print(tables.gh_summary(data))
     else:
-        print(render_md(data) + "\n".join(tables.funnel_md(data["funnel"]) + tables.confusion_md(data["confusion"])))
+        print(render_md(data) + "\n".join(control_md(data["control"]) + tables.funnel_md(data["funnel"])
+                                           + tables.confusion_md(data["confusion"])))
     return int(ExitCode.OK)

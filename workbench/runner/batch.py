@@ -212,7 +212,8 @@ def plan(cfg: BatchConfig) -> list[Planned]:
              else [(case, run) for case in cfg.cases for run in range(cfg.runs)])
     for case, run in cells:
         for host in cfg.hosts:
-            arms = cfg.arms if slot % 2 == 0 else list(reversed(cfg.arms))
+            mine = [a for a in cfg.arms if a.cases is None or case.id in a.cases]
+            arms = mine if slot % 2 == 0 else list(reversed(mine))
             for arm in arms:
                 key = RunKey(host, _model(cfg, host), cfg.effort or "", arm.sha or arm.name, case.id, run)
                 out.append(Planned(key, case, arm, slot))
@@ -353,6 +354,9 @@ def check_plan(cfg: BatchConfig) -> dict[str, Path]:
     if cfg.until_decided:
         if len(cfg.arms) < 2:
             raise InputError("--until-decided compares two arms; give --arms A=REF,B=REF", field="--arms")
+        if len({x.name for x in cfg.arms}) < len(cfg.arms):
+            raise InputError("--until-decided with one control arm per row: run one row (--cases) at a time",
+                             field="--control")
         a, b = cfg.compared()
         if (a.sha or a.name) == (b.sha or b.name):
             raise InputError(f"arms {a.name} and {b.name} are the same commit; nothing to decide", field="--arms")
