@@ -26,6 +26,7 @@ from workbench.runner.guard import Guard
 def summary_md(w: World, compare: str) -> str:
     out = subprocess.run([sys.executable, "-m", "workbench", "summary", str(w.record), "--compare", compare],
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, check=True)
+    assert "PARTIAL" not in out.stderr  # stopped by its rule, not cut short
     return out.stdout
 
 

@@ -1,6 +1,7 @@
 """Partial batches, seen from the records alone: every batch record carries its batch id and the
 number of runs the batch planned, so a batch with fewer distinct valid runs is partial. A summary
-warns about each one instead of mixing it in silently."""
+warns about each one instead of mixing it in silently. An until-decided batch plans its maximum:
+it is complete when every comparison is decided or has all its runs (its stop rule says which)."""
 
 from __future__ import annotations
 
@@ -17,25 +18,53 @@ class BatchState:
     batch: str
     valid: int
     planned: int
+    settled: bool = False
+    """until-decided: every comparison decided or run to its maximum (fewer runs than planned is complete)."""
 
     @property
     def partial(self) -> bool:
-        return self.valid < self.planned
+        return self.valid < self.planned and not self.settled
 
 
 def batch_states(records: Iterable[RunRecord]) -> list[BatchState]:
     """Every batch in RECORDS that says how many runs it planned, in order of first appearance."""
     planned: dict[str, int] = {}
     valid: dict[str, set[tuple[object, ...]]] = {}
+    mine: dict[str, list[RunRecord]] = {}
+    records = list(records)
     for r in records:
         n = r.batch_planned
         if r.batch is None or n is None:
             continue
         planned[r.batch] = max(planned.get(r.batch, 0), n)
+        mine.setdefault(r.batch, []).append(r)
         keys = valid.setdefault(r.batch, set())
         if r.valid:
             keys.add((r.host, r.model, r.effort, r.source or r.arm, r.case_id, r.run))
-    return [BatchState(b, len(valid[b]), n) for b, n in planned.items()]
+    return [BatchState(b, len(valid[b]), n, settled(mine[b], records)) for b, n in planned.items()]
+
+
+def settled(records: list[RunRecord], everything: list[RunRecord]) -> bool:
+    """An until-decided batch's RECORDS: every comparison decided, or each of its cases has all its pairs.
+    Pairs come from every until-decided record of the same two arms (a resume with a larger maximum is
+    another batch id over the same runs)."""
+    from workbench.core.decide import decisions
+
+    rule = records[0].stop_rule
+    if rule is None or rule.rule != "until-decided" or len(rule.compare) != 2:
+        return False
+    names = {r.arm: r.source or r.arm for r in records if r.arm in rule.compare}
+    if len(names) != 2:
+        return False
+    shas = set(names.values())
+    pool = [r for r in everything if r.stop_rule is not None and r.stop_rule.rule == "until-decided"
+            and (r.source or r.arm) in shas]
+    found = decisions(pool, rule, names[rule.compare[0]], names[rule.compare[1]])
+    cases: dict[tuple[str, str, str], set[str]] = {}
+    for r in records:
+        cases.setdefault((r.host, r.target, r.kind), set()).add(r.case_id or "")
+    return all(d.decided or d.pairs >= rule.max_runs * len(cases.get((k.host, k.target, k.kind), ()))
+               for k, d in found.items())
 
 
 def partial_batches(records: Iterable[RunRecord]) -> list[BatchState]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from workbench.core.forecast import Forecast, forecast
+from workbench.core.forecast import Forecast, PlannedRun, forecast
 from workbench.core.models import RunRecord
 from workbench.core.records import Loaded, load_file
 from workbench.runner.batch import BatchConfig, plan, planned_run, todo
@@ -41,3 +41,13 @@ def batch_forecast(cfg: BatchConfig, history: list[RunRecord]) -> Forecast:
         own = Loaded(records=load_history([cfg.record]))
         items = todo(items, own, resume=True, retry_invalid=cfg.retry_invalid)
     return forecast([planned_run(p) for p in items], history)
+
+
+def form_forecast(case_ids: list[str], hosts: list[str], runs: int, arms: int, model: str | None, scripted: bool,
+                  history: list[RunRecord]) -> Forecast:
+    """The forecast of a batch described by a form (the TUI's): every case x run x host x arm."""
+    def recorded_model(host: str) -> str | None:
+        return "scripted" if scripted else model or ("sim-policy" if host == "sim" else None)
+
+    planned = [PlannedRun(h, recorded_model(h), c) for c in case_ids for _ in range(runs * arms) for h in hosts]
+    return forecast(planned, history)
