@@ -14,7 +14,7 @@ from typing import Any
 
 from workbench.core import records
 from workbench.core.batches import partial_batches
-from workbench.core.control import control_md, control_verdicts
+from workbench.core.control import control_md
 from workbench.core.errors import InputError
 from workbench.core.report import summary_tables
 from workbench.core.summary import Summary, summarize, to_json
@@ -151,7 +151,6 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--alpha must be between 0 and 1, got {args.alpha}", field="--alpha")
     data = to_json(summary, pairs, args.alpha)
     data.update(summary_tables(loaded.records, summary))
-    data["control"] = control_verdicts(loaded.records, alpha=args.alpha)
     data["problems"] = [str(p) for p in loaded.problems]
     warn(loaded, summary)
     if args.format == "json":

@@ -249,12 +249,16 @@ def summarize(records: Iterable[RunRecord]) -> Summary:
 
 
 def to_json(summary: Summary, comparisons: Sequence[tuple[str, str]] = (), alpha: float = 0.05) -> dict[str, Any]:
-    """The whole summary as one JSON-ready object (comparisons decided at ALPHA)."""
+    """The whole summary as one JSON-ready object (comparisons decided at ALPHA; every arm against a
+    no-row control arm, when there is one, under `control`)."""
+    from workbench.core.control import control_verdicts  # control pairs by case, on this module's verdicts
+
     return {
         "runs": [c.to_json() for c in summary.cells.values()],
         "files": summary.files(),
         "comparisons": [{**row, "decision": decision_text(row)} for a, b in comparisons
                         for row in summary.compare(a, b, alpha)],
+        "control": control_verdicts((r for c in summary.cells.values() for r in c.records), alpha=alpha),
         "excluded": {"discarded": summary.discarded, "superseded": summary.superseded},
         "unverified_runs": summary.unverified,
     }
