@@ -92,3 +92,37 @@ def config(w: World, *, confined: bool = True, runs: int = 1, jobs: int = 1, scr
                        record=w.record, jobs=jobs, guard=guard, fixture=w.ws / "fixtures" / "base",
                        confinement=Confinement(w.home, (w.ws,)) if confined else None, real_home=w.home,
                        script=Script.model_validate(script) if script else None, timeout=120, **kw)
+
+
+WEAK = "039bfee"
+"""The demo plugin's first wording (records/README.md): "When ready to ship" and a procedure joined by "and"."""
+WEAK_CASES = ("release-ship", "incident-outage")
+"""The demo cases of the two rows the weak wording words badly."""
+
+
+def make_demo_arms_world(tmp: Path, cases: tuple[str, ...] = WEAK_CASES) -> World:
+    """A workspace whose plugin is committed three times: the weak wording (HEAD~2), the shipped
+    wording (HEAD~1) and the shipped wording again with only a file outside the plugin changed (HEAD):
+    base vs base is HEAD~1 vs HEAD, two commits whose plugins are identical."""
+    ws = tmp / "ws"
+    (ws / "cases").mkdir(parents=True)
+    shutil.copy(ROOT / "workbench.toml", ws / "workbench.toml")
+    shutil.copytree(ROOT / "plugin", ws / "plugin")
+    shutil.copytree(ROOT / "fixtures", ws / "fixtures")
+    for case in cases:
+        shutil.copy(ROOT / "cases" / f"{case}.toml", ws / "cases" / f"{case}.toml")
+    (ws / ".gitignore").write_text("*.log\nrecords/\n", encoding="utf-8")
+    skill = ws / "plugin" / "skills" / "ops" / "SKILL.md"
+    shipped = skill.read_text(encoding="utf-8")
+    weak = git.Repo(ROOT).git.show(f"{WEAK}:plugin/skills/ops/SKILL.md")
+    skill.write_text(weak + "\n", encoding="utf-8")
+    git.Repo.init(ws, initial_branch="main")
+    commit_all(ws, "weak wording")
+    skill.write_text(shipped, encoding="utf-8")
+    commit_all(ws, "shipped wording")
+    (ws / "notes.txt").write_text("outside the plugin\n", encoding="utf-8")
+    commit_all(ws, "base again")
+    home = tmp / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text("{}\n", encoding="utf-8")
+    return World(ws, home, ws / "records" / "batch.jsonl")

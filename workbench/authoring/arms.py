@@ -11,6 +11,7 @@ commits it anyway. An arm's environment variables and row id go under `[arms.NAM
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,9 +21,10 @@ from gitdb.base import IStream
 
 from workbench.authoring.workspace_file import record_rows, store_arm
 from workbench.core.audit import link_exists
+from workbench.core.control import CONTROL
 from workbench.core.errors import InputError
 from workbench.core.routing import Link, Row, assign_ids, find_row, parse_text, unknown_row_message
-from workbench.core.wording import BASELINE, BRANCH_PREFIX, ArmInfo, check_arm_name, edit_row, row_problems
+from workbench.core.wording import BASELINE, BRANCH_PREFIX, ArmInfo, check_arm_name, edit_row, row_problems, without_row
 from workbench.core.workspace import Workspace
 
 __all__ = ["ArmInfo", "create_arm", "head_rows", "list_arms", "open_repo", "resolve_arm"]
@@ -40,10 +42,10 @@ def _rel(repo: git.Repo, path: Path) -> str:
     return path.resolve().relative_to(Path(str(repo.working_tree_dir)).resolve()).as_posix()
 
 
-def head_rows(ws: Workspace, repo: git.Repo) -> tuple[list[Row], dict[Path, str]]:
-    """Routing rows of the routing files as committed at HEAD, and those files' HEAD texts."""
+def head_rows(ws: Workspace, repo: git.Repo, commit: git.Commit | None = None) -> tuple[list[Row], dict[Path, str]]:
+    """Routing rows of the routing files as committed at HEAD (or COMMIT), and those files' texts there."""
     try:
-        tree = repo.head.commit.tree
+        tree = (commit or repo.head.commit).tree
     except ValueError:
         raise InputError("the plugin repo has no commit yet", field="plugin.path") from None
     rows: list[Row] = []
@@ -136,3 +138,45 @@ def resolve_arm(ws: Workspace, name: str) -> ArmInfo:
                 raise InputError(f"arm {name!r}: ref {arm.ref!r} does not exist", field="--arms")
             return arm
     raise InputError(f"no arm {name!r} (see `workbench arm list`)", field="--arms")
+
+
+def create_control(ws: Workspace, base_ref: str, row_ids: list[str], *, name: str = CONTROL) -> ArmInfo:
+    """Commit BASE_REF with the rows ROW_IDS removed on `workbench/arm/NAME/ROWS` (replaced if there): the
+    no-row control. Author, committer and dates are the base commit's, so the same base and rows give
+    the same sha (a resumed batch finds its control runs)."""
+    repo = open_repo(ws.plugin_dir)
+    try:
+        base = repo.commit(base_ref)
+    except (git.BadName, ValueError):
+        raise InputError(f"unknown git ref {base_ref!r} for the control arm", field="--control") from None
+    rows, texts = head_rows(ws, repo, base)
+    chosen: list[Row] = []
+    for ref in dict.fromkeys(row_ids):
+        row = find_row(rows, ref)
+        if row is None or row.file is None:
+            raise InputError(unknown_row_message(rows, ref) + f" at {base_ref}", field="--control")
+        chosen.append(row)
+    if not chosen:
+        raise InputError("--control needs a positive case whose target is a routing row", field="--control")
+    index = git.IndexFile.from_tree(repo, base)
+    entries = []
+    for file in dict.fromkeys(r.file for r in chosen if r.file is not None):
+        text = texts[file]
+        for row in sorted((r for r in chosen if r.file == file), key=lambda r: r.line, reverse=True):
+            text = without_row(text, row)
+        data = text.encode("utf-8")
+        rel = _rel(repo, file)
+        stream = repo.odb.store(IStream("blob", len(data), io.BytesIO(data)))
+        entries.append(BaseIndexEntry(((base.tree / rel).mode, stream.binsha, 0, rel)))
+    index.add(entries, write=False)
+    tree = index.write_tree()
+    removed = "\n".join(f"- {r.id}: {r.text.strip()}" for r in chosen)
+    message = f"workbench control arm from {base.hexsha[:12]}: rows removed\n\n{removed}\n"
+    commit = git.Commit.create_from_tree(repo, tree, message, parent_commits=[base], head=False,
+                                         author=base.author, committer=base.committer,
+                                         author_date=f"{base.authored_date} +0000",
+                                         commit_date=f"{base.committed_date} +0000")
+    branch = BRANCH_PREFIX + name + "/" + "+".join(re.sub(r"[^A-Za-z0-9._-]+", "-", r.id) for r in chosen)
+    repo.create_head(branch, commit, force=True)
+    return ArmInfo(name, branch, commit.hexsha, {}, ",".join(r.id for r in chosen))
+

@@ -1,24 +1,38 @@
 """`workbench batch`: cases x runs x hosts x arms, confined and guarded, with live progress on stderr.
 
 stdout gets one summary line at the end (batch id, runs, invalid, whether it is complete); the
-records go to `--record FILE`. Exit 0 complete, 1 partial (invalid runs or a quota stop), 3 aborted
-(proof, self-check or guard), 2 bad input.
+records go to `--record FILE`. Before launch the forecast (runs, tokens, cost, wall time, from earlier
+records) goes to stderr; `--json` prints one object (forecast, stop rule, result) instead of the line.
+Exit 0 complete, 1 partial (invalid runs, a quota or budget stop), 3 aborted (proof, self-check or
+guard), 2 bad input.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import fnmatch
+import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
+from workbench.core.budget import Budget
 from workbench.core.cases import load_case, load_cases
+from workbench.core.decide import Decision
 from workbench.core.errors import InputError
-from workbench.core.models import Case
+from workbench.core.models import Case, RunRecord, StopRule
+from workbench.core.summary import decision_text
 from workbench.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from workbench.core.tiers import Tier
+    from workbench.core.workspace import Workspace
+    from workbench.runner.arms import Arm
+    from workbench.runner.batch import BatchConfig, BatchResult
 
 HOSTS = ("sim", "claude", "codex", "opencode", "gemini", "grok")
 
@@ -31,7 +45,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--cases", default="all", metavar="SEL", help="case ids or globs, comma-separated, or all")
     p.add_argument("--hosts", default=None, metavar="H[,H]", help="hosts (default: the workspace's defaults)")
     p.add_argument("--arms", required=True, metavar="A=REF[,B=REF]", help="arms: a git ref of the plugin repo each")
-    p.add_argument("--runs", type=int, default=1, metavar="N", help="runs per case, host and arm (default 1)")
+    p.add_argument("--runs", type=int, default=None, metavar="N", help="runs per case, host and arm (default 1)")
     p.add_argument("--jobs", type=int, default=1, metavar="J", help="runs at once (default 1)")
     p.add_argument("--record", required=True, metavar="FILE", help="records file to append to")
     p.add_argument("--model", help="the model (real hosts: your login; sim: the name it reports)")
@@ -44,6 +58,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--silence-timeout", type=float, default=300.0, help="seconds without output before stop (300)")
     p.add_argument("--guard", action="append", default=[], metavar="PATH", help="another checkout to guard")
     p.add_argument("--home", metavar="DIR", help="the real home to hide and guard (default: $HOME)")
+    p.add_argument("--until-decided", action="store_true",
+                   help="stop each host/row comparison of the first two arms once the anytime-valid paired test "
+                        "decides it (needs --max-runs)")
+    p.add_argument("--alpha", type=float, default=None, metavar="A", help="until-decided: error level (0.05)")
+    p.add_argument("--max-runs", type=int, default=None, metavar="N", help="until-decided: runs per cell at most")
+    p.add_argument("--budget-usd", type=float, default=None, metavar="X",
+                   help="stop before the next run would pass X dollars (estimated from earlier records)")
+    p.add_argument("--budget-tokens", type=int, default=None, metavar="T",
+                   help="stop before the next run would pass T tokens")
+    p.add_argument("--force", action="store_true", help="with --budget-usd: run even when the cost is unknown")
+    p.add_argument("--control", action="store_true",
+                   help="add the no-row control arm: the first arm's commit with every row the positive cases target "
+                        "removed (a description emptied to the skill's name), committed on workbench/arm/control")
+    p.add_argument("--tier", metavar="NAME",
+                   help="a preset of workbench.toml [tiers.NAME] (built in: smoke, decide, publish); options given "
+                        "explicitly override it")
+    p.add_argument("--json", action="store_true", help="print the forecast, stop rule and result as JSON")
     p.set_defaults(handler=run)
 
 
@@ -89,27 +120,45 @@ def run(args: argparse.Namespace) -> int:
     from workbench.runner.request import confinement_for
 
     ws = load_workspace()
-    hosts = [h.strip() for h in (args.hosts or ",".join(ws.config.defaults.hosts)).split(",") if h.strip()]
+    tier = tier_of(args, ws)
+    hosts = [h.strip() for h in (args.hosts or ",".join((tier and tier.hosts) or ws.config.defaults.hosts)).split(",")
+             if h.strip()]
     for h in hosts:
         if h not in HOSTS:
             raise InputError(f"unknown host {h!r}; known: {', '.join(HOSTS)}", field="--hosts")
     if args.retry_invalid and not args.resume:
         raise InputError("--retry-invalid needs --resume", field="--retry-invalid")
     cases = select_cases(args.cases, ws.cases_dir)
+    if tier is not None and tier.negatives:
+        cases += [c for c in select_cases("all", ws.cases_dir) if c.kind == "negative" and c not in cases]
     arms = [resolve(ws, n, r) for n, r in parse_arms(args.arms)]
+    if args.control:
+        arms += control_arms(ws, arms, cases)
     home = Path(args.home).resolve() if args.home else Path.home()
     record = Path(args.record).resolve()
     guarded = [ws.root, *(a.repo_root for a in arms), *map(Path, args.guard)]
     guard = Guard.for_home(home, guarded, own=[record, record.with_name(record.name + ".torn")])
     confinement = confinement_for("batch", unconfined=args.unconfined, home=home, checkouts=guard.checkouts)
-    cfg = BatchConfig(cases=cases, hosts=hosts, arms=arms, runs=args.runs, record=record, jobs=args.jobs,
+    cfg = BatchConfig(cases=cases, hosts=hosts, arms=arms, runs=args.runs or (tier.runs if tier else 1),
+                      record=record, jobs=args.jobs,
                       model=args.model, effort=args.effort, resume=args.resume, retry_invalid=args.retry_invalid,
                       confinement=confinement, guard=guard,
                       fixture=ws.base_fixture if ws.base_fixture.is_dir() else None,
                       script=load_script(args.script) if args.script else None, timeout=args.timeout,
                       silence_timeout=args.silence_timeout, real_home=home)
+    cfg.stop = stop_rule(args, tier)
+    if cfg.stop is not None:
+        cfg.runs = cfg.stop.max_runs
     cfg.binaries = check_plan(cfg)  # a missing host, model or impossible case is named before anything starts
     console = Console(file=sys.stderr, highlight=False)
+    from workbench.runner.preview import batch_forecast, load_history
+
+    history = load_history([record, ws.records_dir])
+    outlook = batch_forecast(cfg, history)
+    for line in outlook.lines():
+        console.print(line, soft_wrap=True, markup=False)
+    cfg.budget = budget_of(args, cfg, history, console)
+    console.print(f"stop rule: {cfg.stop_rule.text()}", markup=False)
     bar = Progress(TextColumn("[bold]batch[/bold]"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                    TextColumn("{task.fields[info]}"), TimeRemainingColumn(), console=console, transient=False)
     task: TaskID | None = None
@@ -150,8 +199,119 @@ def run(args: argparse.Namespace) -> int:
     if result.quota:
         console.print(f"[yellow]workbench: quota: {result.quota}; stopped launching runs. Later: "
                       f"--resume --retry-invalid[/yellow]")
-    print(f"{result.batch} {state} {condition}: {len(result.outcomes)} run(s), {invalid} invalid, "
-          f"{result.skipped} already recorded, {result.planned} planned -> {shown(record, home)}")
+    if result.budget:
+        console.print(f"[yellow]workbench: {result.budget}; stopped launching runs[/yellow]", soft_wrap=True)
+    for d in result.decisions.values():
+        console.print(f"{d.comparison.host} {d.comparison.target} ({d.comparison.kind}): {decision_line(d, cfg)}",
+                      markup=False, soft_wrap=True)
+    console.print(f"stopped: {result.stop_reason()}", markup=False, soft_wrap=True)
+    line = (f"{result.batch} {state} {condition}: {len(result.outcomes)} run(s), {invalid} invalid, "
+            f"{result.skipped} already recorded, {result.planned} planned -> {shown(record, home)}")
+    if args.json:
+        print(json.dumps({"forecast": dataclasses.asdict(outlook), "stop_rule": cfg.stop_rule.model_dump(),
+                          "result": result_json(result, invalid, state), "line": line}, indent=2))
+    else:
+        print(line)
     if result.aborted:
         return int(ExitCode.ABORTED)
     return int(ExitCode.OK if result.complete else ExitCode.FINDINGS)
+
+
+def tier_of(args: argparse.Namespace, ws: Workspace) -> Tier | None:
+    """The `--tier` preset (None without one); an unknown name is bad input naming the known ones."""
+    if args.tier is None:
+        return None
+    tiers = ws.config.tiers
+    if args.tier not in tiers:
+        raise InputError(f"no tier {args.tier!r}; known: {', '.join(tiers)}", field="--tier")
+    return tiers[args.tier]
+
+
+def stop_rule(args: argparse.Namespace, tier: Tier | None = None) -> StopRule | None:
+    """The stop rule from the options over the tier: until-decided, or fixed with the tier's name (None:
+    fixed --runs, no tier)."""
+    until = args.until_decided or (tier is not None and tier.until_decided)
+    if not until:
+        if args.alpha is not None or args.max_runs is not None:
+            raise InputError("--alpha and --max-runs go with --until-decided", field="--max-runs")
+        if tier is None:
+            return None
+        runs = args.runs or tier.runs
+        if tier.min_runs is not None and runs < tier.min_runs:
+            raise InputError(f"tier {args.tier} needs at least {tier.min_runs} runs, got --runs {runs}", field="--runs")
+        return StopRule(rule="fixed", max_runs=runs, tier=args.tier)
+    max_runs = args.max_runs if args.max_runs is not None else (tier.max_runs if tier else None)
+    if max_runs is None or max_runs < 1:
+        raise InputError("--until-decided needs --max-runs N (at least 1)", field="--max-runs")
+    alpha = args.alpha if args.alpha is not None else (tier.alpha if tier else 0.05)
+    if not 0 < alpha < 1:
+        raise InputError(f"--alpha must be between 0 and 1, got {alpha}", field="--alpha")
+    from workbench.runner.arms import parse_arms
+
+    names = [n for n, _ in parse_arms(args.arms)]
+    return StopRule(rule="until-decided", max_runs=max_runs, alpha=alpha, compare=names[:2],
+                    tier=args.tier if tier else None)
+
+
+def budget_of(args: argparse.Namespace, cfg: BatchConfig, history: list[RunRecord], console: Console) -> Budget | None:
+    """The budget from the options; a USD budget whose cost no record knows is refused unless --force."""
+    if args.budget_usd is None and args.budget_tokens is None:
+        return None
+    from workbench.runner.batch import plan, planned_run
+
+    budget = Budget(args.budget_usd, args.budget_tokens, list(history))
+    if args.budget_usd is not None:
+        unknown = budget.unknown_cost([planned_run(p) for p in plan(cfg)])
+        if unknown and not args.force:
+            raise InputError(f"--budget-usd cannot be checked: no earlier record knows the cost of "
+                             f"{', '.join(unknown)}; pass --force to run with the budget checked only against "
+                             "spending seen", field="--budget-usd")
+        if unknown:
+            console.print(f"[yellow]workbench: the cost of {', '.join(unknown)} is unknown; the USD budget is checked "
+                          "only against spending seen[/yellow]", soft_wrap=True)
+    return budget
+
+
+def decision_line(d: Decision, cfg: BatchConfig) -> str:
+    """`decided: B better (e = …, after n pairs)` / `undecided: ~k more pairs at the observed rate`."""
+    a, b = cfg.compared()
+    return decision_text({"better": d.better, "name_a": a.name, "name_b": b.name, "e_value": d.e_value,
+                          "pairs": d.pairs, "more_pairs": d.more_pairs})
+
+
+def result_json(result: BatchResult, invalid: int, state: str) -> dict[str, object]:
+    """The batch result as `--json` prints it."""
+    return {"batch": result.batch, "state": state, "runs": len(result.outcomes), "invalid": invalid,
+            "skipped": result.skipped, "planned": result.planned, "not_needed": result.not_needed,
+            "aborted": result.aborted, "quota": result.quota, "budget": result.budget,
+            "stop_reason": result.stop_reason(),
+            "decisions": [{"host": d.comparison.host, "target": d.comparison.target, "kind": d.comparison.kind,
+                           "pairs": d.pairs, "only_a": d.only_a, "only_b": d.only_b, "e_value": d.e_value,
+                           "better": d.better, "more_pairs": d.more_pairs} for d in result.decisions.values()]}
+
+
+def control_arms(ws: Workspace, arms: list[Arm], cases: list[Case]) -> list[Arm]:
+    """The no-row controls: per row the positive cases target, the first arm's commit without that row,
+    run only with that row's cases."""
+    from dataclasses import replace
+
+    from workbench.authoring.arms import create_control
+    from workbench.core.control import CONTROL
+    from workbench.runner.arms import resolve
+
+    if any(a.name == CONTROL for a in arms):
+        raise InputError(f"--control adds the arm {CONTROL!r}; another arm has that name", field="--arms")
+    base = arms[0]
+    if base.sha is None:
+        raise InputError("--control needs a committed first arm", field="--control")
+    by_target: dict[str, set[str]] = {}
+    for c in cases:
+        if c.kind == "positive":
+            by_target.setdefault(c.target, set()).add(c.id)
+    if not by_target:
+        raise InputError("--control needs a positive case (its target is the row removed)", field="--control")
+    out = []
+    for target, ids in by_target.items():
+        info = create_control(ws, base.sha, [target])
+        out.append(replace(resolve(ws, CONTROL, info.sha or info.ref), cases=frozenset(ids)))
+    return out

@@ -15,6 +15,7 @@ from typing import Any
 
 from workbench.core import records
 from workbench.core.batches import BatchTracker
+from workbench.core.control import control_md
 from workbench.core.errors import InputError
 from workbench.core.report import Confusion, funnel
 from workbench.core.summary import Summary, parse_view, to_json
@@ -32,6 +33,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="which table --format csv prints (runs)")
     p.add_argument("--compare", action="append", default=[], metavar="A,B",
                    help="compare arm B against arm A (sha or arm name); repeatable")
+    p.add_argument("--alpha", type=float, default=0.05, metavar="A",
+                   help="error level of the anytime-valid paired decision in comparisons (0.05)")
     p.add_argument("--lenient", action="store_true", help="skip invalid lines (reported) instead of failing")
     p.add_argument("--confusion", action="store_true", help="add the confusion view (which procedures each "
                    "case opened): a second pass reading every record's calls, so it costs a full parse")
@@ -124,13 +127,14 @@ def render_md(data: dict[str, Any]) -> str:
                        f"{fmt(c['mean_cost_usd'])} |")
         out.append("")
     if data["comparisons"]:
-        out += ["## Comparisons", "", "| Host | Row | A | B | A rate | B rate | Δ pp | pairs | McNemar p |",
-                "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        alpha = data["comparisons"][0]["alpha"]
+        out += ["## Comparisons", "", "| Host | Row | A | B | A rate | B rate | Δ pp | pairs | McNemar p | "
+                f"anytime-valid (α {alpha:g}) |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for r in data["comparisons"]:
             out.append(f"| {r['host']} | {r['target']} ({r['kind']}) | {r['a']} | {r['b']} | "
                        f"{r['hits_a']}/{r['valid_a']} | {r['hits_b']}/{r['valid_b']} | "
                        f"{fmt(r['delta_pp'])} | "
-                       f"{r['pairs']} | {r['mcnemar_p']:.3g} |")
+                       f"{r['pairs']} | {r['mcnemar_p']:.3g} | {r['decision']} |")
         out.append("")
     return "\n".join(out)
 
@@ -169,13 +173,15 @@ def run(args: argparse.Namespace) -> int:
     """Stream the records into cells (one line in memory at a time), then print."""
     pairs = parse_compare(args.compare)
     problems = Problems()
-    summary, batches = Summary(pairs=bool(pairs)), BatchTracker()
+    summary, batches = Summary(), BatchTracker()  # per-run hits kept: comparisons and the control pair them
     known: dict[str, None] = {}
     for view, _file, _line in records.stream(args.files, parse_view, lenient=args.lenient, on_problem=problems):
         summary.add(view)
         batches.add(view)
         known.update(dict.fromkeys(view.required))
-    data = to_json(summary, pairs)
+    if not 0 < args.alpha < 1:
+        raise InputError(f"--alpha must be between 0 and 1, got {args.alpha}", field="--alpha")
+    data = to_json(summary, pairs, args.alpha)
     data["funnel"] = funnel(summary)
     if args.confusion or args.table == "confusion":
         confusion = Confusion(summary, list(known))
@@ -196,6 +202,6 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "gh-summary":
         print(tables.gh_summary(data))
     else:
-        print(render_md(data) + "\n".join(tables.funnel_md(data["funnel"])
-                                          + tables.confusion_md(data.get("confusion", []))))
+        print(render_md(data) + "\n".join(control_md(data["control"]) + tables.funnel_md(data["funnel"])
+                                           + tables.confusion_md(data.get("confusion", []))))
     return int(ExitCode.OK)

@@ -234,6 +234,34 @@ class Provenance(BaseModel):
     rescored_from: RescoredFrom | None = Field(default=None, description="Verdicts before the last rescore.")
 
 
+StopKind = Literal["fixed", "until-decided"]
+
+
+class StopRule(BaseModel):
+    """The rule a batch stopped by: a fixed number of runs, or until the paired comparison of two arms
+    is decided (anytime-valid, core/stats.py `sequential_decision`) or at `max_runs`; budgets on top."""
+
+    model_config = ConfigDict(extra="allow")
+
+    rule: StopKind = Field(description="fixed (every planned run) or until-decided (stop each target/host when decided).")
+    max_runs: int = Field(description="Runs per case, host and arm at most (fixed: exactly).")
+    alpha: float | None = Field(default=None, description="until-decided: decide when e >= 1/alpha.")
+    compare: list[str] = Field(default_factory=list, description="until-decided: the arms compared, A then B.")
+    budget_usd: float | None = Field(default=None, description="Stop before the next run would pass this cost.")
+    budget_tokens: int | None = Field(default=None, description="Stop before the next run would pass these tokens.")
+    tier: str | None = Field(default=None, description="The workbench.toml tier the rule came from.")
+
+    def text(self) -> str:
+        """One line for logs and the TUI."""
+        out = (f"until decided (alpha {self.alpha}, {' vs '.join(self.compare)}) or {self.max_runs} runs"
+               if self.rule == "until-decided" else f"fixed {self.max_runs} run(s)")
+        if self.budget_usd is not None:
+            out += f", budget ${self.budget_usd:g}"
+        if self.budget_tokens is not None:
+            out += f", budget {self.budget_tokens:,} tokens"
+        return out + (f" [tier {self.tier}]" if self.tier else "")
+
+
 class RunRecord(BaseModel):
     """ONE schema for every run: canary, batch and live-install. Unknown fields (other tools') are kept."""
 
@@ -254,6 +282,7 @@ class RunRecord(BaseModel):
     run: int = Field(default=0, description="Run index within its (case, host, arm) cell.")
     batch: str | None = Field(default=None, description="The batch id (a hash of the plan); None outside batches.")
     batch_planned: int | None = Field(default=None, description="Runs the batch planned (partial batches show).")
+    stop_rule: StopRule | None = Field(default=None, description="The batch's stop rule in force (None outside batches).")
     moment: str | None = Field(default=None, description="The moment spec the run was scored with.")
     required: list[str] = Field(default_factory=list, description="Required files as given.")
     calls: list[Call] = Field(default_factory=list, description="Calls up to and including the moment.")

@@ -20,7 +20,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.core import stats
 from workbench.core.models import Call, RunRecord, ScoreSpec
 from workbench.core.scoring import first_reads, read_evidence, score
 from workbench.core.summary import Cell, Summary, case_key, is_hit, overall, summarize, to_json
@@ -206,9 +205,8 @@ def run_view(record: RunRecord, known: Sequence[str]) -> dict[str, Any]:
 
 
 def sequential(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The anytime-valid paired decision of one comparison row (`core.stats.sequential_decision`)."""
-    d = stats.sequential_decision(int(row["only_a"]), int(row["only_b"]), int(row["pairs"]))
-    return {"e_value": round(d.e_value, 4), "alpha": d.alpha, "better": d.better, "more_pairs": d.more_pairs}
+    """The anytime-valid paired decision of one comparison row, as `core.summary.paired` made it."""
+    return {k: row[k] for k in ("e_value", "alpha", "better", "more_pairs")}
 
 
 def provenance(records: Sequence[RunRecord]) -> dict[str, list[str]]:

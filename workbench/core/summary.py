@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from workbench.core import importer, records, stats
 from workbench.core.importer import overall_of
-from workbench.core.models import CaseKind, EntryGate, Marking, Provenance, RunRecord, Usage, Verdict
+from workbench.core.models import CaseKind, EntryGate, Marking, Provenance, RunRecord, StopRule, Usage, Verdict
 
 POSITIVE_VERDICTS = ("fired", "read-noaction", "skip", "skip-noaction")
 NEGATIVE_VERDICTS = ("opened", "clean")
@@ -53,6 +53,7 @@ class RecordView(BaseModel):
     provenance: Provenance | None = None
     entry: EntryGate | None = None
     evidence_conflicts: list[Any] = []
+    stop_rule: StopRule | None = None
     batch_planned: int | None = None
 
     @property
@@ -302,9 +303,9 @@ class Summary:
         found = named or prefixed
         return found.pop() if len(found) == 1 else label
 
-    def compare(self, arm_a: str, arm_b: str) -> list[dict[str, Any]]:
-        """Arm B against arm A on every target both ran: rates, delta in points, exact paired test.
-        Arms may be named by sha, sha prefix or arm name."""
+    def compare(self, arm_a: str, arm_b: str, alpha: float = 0.05) -> list[dict[str, Any]]:
+        """Arm B against arm A on every target both ran: rates, delta in points, exact paired test and
+        the anytime-valid sequential decision at ALPHA. Arms may be named by sha, sha prefix or arm name."""
         arm_a, arm_b = self.arm_of(arm_a), self.arm_of(arm_b)
         out = []
         for (group, arm, target, kind), cell_a in self.cells.items():
@@ -313,7 +314,7 @@ class Summary:
             cell_b = self.cells.get((group, arm_b, target, kind))
             if cell_b is None:
                 continue
-            out.append(paired(cell_a, cell_b))
+            out.append(paired(cell_a, cell_b, alpha))
         return out
 
 
@@ -324,8 +325,8 @@ def slots(cell: Cell) -> dict[tuple[str, int, int], bool]:
     return {(case, run, i): bool(hit) for (case, run), hits in cell.slot_hits.items() for i, hit in enumerate(hits)}
 
 
-def paired(a: Cell, b: Cell) -> dict[str, Any]:
-    """One comparison row between two cells of the same target."""
+def paired(a: Cell, b: Cell, alpha: float = 0.05) -> dict[str, Any]:
+    """One comparison row between two cells of the same target (pairs: same case and run index)."""
     sa, sb = slots(a), slots(b)
     common = sorted(set(sa) & set(sb))
     only_a = sum(sa[s] and not sb[s] for s in common)
@@ -334,11 +335,31 @@ def paired(a: Cell, b: Cell) -> dict[str, Any]:
     return {
         "host": a.group.host, "model": a.group.model or None, "effort": a.group.effort or None,
         "target": a.target, "kind": a.kind, "a": a.arm, "b": b.arm,
+        "name_a": "+".join(a.arm_names) or None, "name_b": "+".join(b.arm_names) or None,
         "hits_a": ha, "valid_a": na, "hits_b": hb, "valid_b": nb,
         "delta_pp": stats.delta_pp(ha, na, hb, nb),
         "pairs": len(common), "only_a": only_a, "only_b": only_b,
         "mcnemar_p": stats.mcnemar_exact(only_a, only_b),
+        **sequential(only_a, only_b, len(common), alpha),
     }
+
+
+def sequential(only_a: int, only_b: int, pairs: int, alpha: float) -> dict[str, Any]:
+    """The anytime-valid decision of a comparison row: e-value, the better arm ("A"/"B", None while
+    undecided) and about how many more pairs would decide at the observed rates (0 once decided,
+    None when the observed rates never decide)."""
+    d = stats.sequential_decision(only_a, only_b, pairs, alpha)
+    return {"alpha": alpha, "e_value": round(d.e_value, 4), "better": d.better, "more_pairs": d.more_pairs}
+
+
+def decision_text(row: dict[str, Any]) -> str:
+    """`decided: B better (e = 24.1, after 9 pairs)` / `undecided: ~4 more pairs at the observed rate`."""
+    if row["better"]:
+        name = row.get(f"name_{row['better'].lower()}") or row["better"]
+        return f"decided: {name} better (e = {row['e_value']:.1f}, after {row['pairs']} pairs)"
+    if row["more_pairs"] is None:
+        return f"undecided: no difference seen in {row['pairs']} pairs (e = {row['e_value']:.2f})"
+    return f"undecided: ~{row['more_pairs']} more pairs at the observed rate (e = {row['e_value']:.2f})"
 
 
 def summarize(records_: Iterable[RunRecord | RecordView], *, pairs: bool = True) -> Summary:
@@ -349,12 +370,17 @@ def summarize(records_: Iterable[RunRecord | RecordView], *, pairs: bool = True)
     return summary
 
 
-def to_json(summary: Summary, comparisons: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
-    """The whole summary as one JSON-ready object."""
+def to_json(summary: Summary, comparisons: Sequence[tuple[str, str]] = (), alpha: float = 0.05) -> dict[str, Any]:
+    """The whole summary as one JSON-ready object (comparisons decided at ALPHA; every arm against a
+    no-row control arm, when there is one, under `control`)."""
+    from workbench.core.control import control_verdicts  # control pairs by case, on this module's verdicts
+
     return {
         "runs": [c.to_json() for c in summary.cells.values()],
         "files": summary.files(),
-        "comparisons": [row for a, b in comparisons for row in summary.compare(a, b)],
+        "comparisons": [{**row, "decision": decision_text(row)} for a, b in comparisons
+                        for row in summary.compare(a, b, alpha)],
+        "control": control_verdicts(summary, alpha=alpha),
         "excluded": {"discarded": summary.discarded, "superseded": summary.superseded},
         "unverified_runs": summary.unverified,
     }

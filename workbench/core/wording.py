@@ -134,3 +134,14 @@ def row_problems(new_text: str, row: Row, exists: Callable[[Link], bool], *,
         return [f"the new text is not a routing row ({line.strip()[:80]!r}: no link to a procedure with a "
                 "clause saying when)"]
     return [f"it links {link.target}, which does not exist" for link in edited.links if not exists(link)]
+
+
+def without_row(text: str, row: Row) -> str:
+    """TEXT with ROW removed (the no-row control): a description emptied to the skill's name (front
+    matter edited structurally), any other row's line deleted."""
+    if row.kind == "description":
+        return edit_row(text, row, text=row.skill or "")
+    lines = text.splitlines(keepends=True)
+    del lines[row.line - 1]
+    return "".join(lines)
+

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from workbench.core.errors import InputError
 from workbench.core.locate import field_name, key_line
+from workbench.core.tiers import Tier, merged_tiers
 
 FILENAME = "workbench.toml"
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
@@ -90,6 +91,13 @@ class WorkspaceFile(BaseModel):
     rows: dict[str, str] = Field(default_factory=dict,
                                  description="Row ids cases and arms refer to -> what the row said (trigger -> links); "
                                              "written by workbench so a vanished row fails loudly.")
+    tiers: dict[str, Tier] = Field(default_factory=lambda: merged_tiers({}),
+                                   description="Batch presets (`batch --tier NAME`); smoke, decide, publish built in.")
+
+    @field_validator("tiers", mode="before")
+    @classmethod
+    def _builtin_tiers(cls, raw: Any) -> Any:
+        return merged_tiers(raw)
 
 
 class Workspace(BaseModel):

@@ -40,6 +40,8 @@ class Arm:
     """The plugin folder relative to the repo root ('' when the plugin is the whole repo)."""
     env: Mapping[str, str] = field(default_factory=dict)
     """Environment the host gets for this arm (e.g. a hook's off-switch, `EVAL_INJECTION_OFF=1`)."""
+    cases: frozenset[str] | None = None
+    """The case ids this arm runs in a batch (None: every case); a no-row control runs only its row's cases."""
 
     @property
     def worktree(self) -> bool:

@@ -8,6 +8,12 @@ run aborts the batch, names the run and keeps the records already written. A run
 (host, model, effort, arm sha, case, run index): `resume` skips keys already recorded valid, and
 invalid ones unless `retry_invalid`. Every record carries the batch id (a hash of the plan) and
 the planned count, so a partial batch is visible from the records alone.
+
+Stop rules (`core.models.StopRule`, written into every record): `fixed` runs every planned run;
+`until-decided` plans `max_runs` per cell run by run (run 0 of every case, then run 1, ...) and
+drops the runs of each (host, target) comparison of the rule's two arms once the anytime-valid paired
+test (`core.decide`) decides it. A budget (`core.budget`) stops launching before the next run would
+pass it. Runs already in flight always finish and are recorded whole.
 """
 
 from __future__ import annotations
@@ -24,7 +30,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.core.models import Case, GuardReport, RunRecord
+from workbench.core.budget import Budget
+from workbench.core.decide import Comparison, Decision, decisions
+from workbench.core.forecast import PlannedRun
+from workbench.core.models import Case, GuardReport, RunRecord, StopRule
 from workbench.core.records import Loaded, append_record, load_file
 from workbench.hosts.base import clean_env
 from workbench.modelstub import Script
@@ -94,6 +103,26 @@ class BatchConfig:
     """Where run folders are made (default: the system temp folder)."""
     real_home: Path | None = None
     """The real home hidden and guarded (default: the confinement's, else $HOME); records name it `~`."""
+    stop: StopRule | None = None
+    """The stop rule (None: fixed, `runs` runs); until-decided plans `runs` as its max_runs."""
+    budget: Budget | None = None
+
+    @property
+    def stop_rule(self) -> StopRule:
+        rule = self.stop or StopRule(rule="fixed", max_runs=self.runs)
+        if self.budget is not None and self.budget.active:
+            rule = rule.model_copy(update={"budget_usd": self.budget.usd, "budget_tokens": self.budget.tokens})
+        return rule
+
+    @property
+    def until_decided(self) -> bool:
+        return self.stop is not None and self.stop.rule == "until-decided"
+
+    def compared(self) -> tuple[Arm, Arm]:
+        """The two arms an until-decided rule compares (its `compare` names, else the first two)."""
+        names = self.stop.compare if self.stop is not None and self.stop.compare else [a.name for a in self.arms[:2]]
+        by_name = {a.name: a for a in self.arms}
+        return by_name[names[0]], by_name[names[1]]
 
 
 @dataclass
@@ -143,10 +172,34 @@ class BatchResult:
     """A record could not be appended (disk full): the batch aborted; later outcomes are not recorded."""
     swept: list[str] = field(default_factory=list)
     """Processes of a dead earlier batch killed on `--resume` (`process.sweep_dead_batches`)."""
+    budget: str | None = None
+    """Why a budget stopped the batch (None: no budget stop)."""
+    stop_rule: StopRule | None = None
+    decisions: dict[Comparison, Decision] = field(default_factory=dict)
+    """until-decided: every comparison as it stood at the end."""
+    not_needed: int = 0
+    """until-decided: planned runs left out because their comparison was decided."""
 
     @property
     def complete(self) -> bool:
-        return self.aborted is None and self.quota is None and all(o.record.valid for o in self.outcomes)
+        return (self.aborted is None and self.quota is None and self.budget is None
+                and all(o.record.valid for o in self.outcomes))
+
+    def stop_reason(self) -> str:
+        """Why the batch ended, one line."""
+        if self.aborted:
+            return f"aborted: {self.aborted}"
+        if self.quota:
+            return f"quota: {self.quota}"
+        if self.budget:
+            return self.budget
+        if self.stop_rule is not None and self.stop_rule.rule == "until-decided":
+            undecided = [d for d in self.decisions.values() if not d.decided]
+            if not undecided:
+                return f"until-decided: every comparison decided ({self.not_needed} planned run(s) not needed)"
+            return (f"until-decided: {len(self.decisions) - len(undecided)} of {len(self.decisions)} comparison(s) "
+                    f"decided, the rest ran to {self.stop_rule.max_runs} run(s)")
+        return "fixed: every planned run"
 
 
 class BatchAborted(RuntimeError):
@@ -154,18 +207,31 @@ class BatchAborted(RuntimeError):
 
 
 def plan(cfg: BatchConfig) -> list[Planned]:
-    """Every run, slot by slot; within a slot the arm order alternates (A,B then B,A ...)."""
+    """Every run, slot by slot; within a slot the arm order alternates (A,B then B,A ...). Fixed: case
+    by case; until-decided: run by run, so every comparison gains a pair per round and can stop early."""
     out: list[Planned] = []
     slot = 0
-    for case in cfg.cases:
-        for run in range(cfg.runs):
-            for host in cfg.hosts:
-                arms = cfg.arms if slot % 2 == 0 else list(reversed(cfg.arms))
-                for arm in arms:
-                    key = RunKey(host, _model(cfg, host), cfg.effort or "", arm.sha or arm.name, case.id, run)
-                    out.append(Planned(key, case, arm, slot))
-                slot += 1
+    cells = ([(case, run) for run in range(cfg.runs) for case in cfg.cases] if cfg.until_decided
+             else [(case, run) for case in cfg.cases for run in range(cfg.runs)])
+    for case, run in cells:
+        for host in cfg.hosts:
+            mine = [a for a in cfg.arms if a.cases is None or case.id in a.cases]
+            arms = mine if slot % 2 == 0 else list(reversed(mine))
+            for arm in arms:
+                key = RunKey(host, _model(cfg, host), cfg.effort or "", arm.sha or arm.name, case.id, run)
+                out.append(Planned(key, case, arm, slot))
+            slot += 1
     return out
+
+
+def comparison_of(p: Planned) -> Comparison:
+    """The (host, target, kind) comparison a planned run belongs to."""
+    return Comparison(p.key.host, p.case.target, p.case.kind)
+
+
+def planned_run(p: Planned) -> PlannedRun:
+    """What the forecast and the budget need to know of a planned run."""
+    return PlannedRun(p.key.host, p.key.model or None, p.case.id)
 
 
 def _model(cfg: BatchConfig, host: str) -> str:
@@ -265,7 +331,8 @@ def request_for(p: Planned, cfg: BatchConfig, root: Path, tars: dict[str, bytes]
         p.case, p.key.host, door="batch", plugin=p.arm.repo_root / p.arm.subdir, arm=p.arm, model=cfg.model,
         effort=cfg.effort, script=cfg.script, fixture=cfg.fixture, unconfined=cfg.confinement is None,
         confinement=cfg.confinement, home=cfg.real_home,
-        identity=RunIdentity(batch=batch, planned=planned, run=p.key.run, seed=p.key.run), timeout=cfg.timeout,
+        identity=RunIdentity(batch=batch, planned=planned, run=p.key.run, seed=p.key.run, stop_rule=cfg.stop_rule),
+        timeout=cfg.timeout,
         silence_timeout=cfg.silence_timeout, binary=cfg.binaries.get(p.key.host), workdir=root,
         archive=tars.get(p.arm.sha or ""))
 
@@ -287,6 +354,15 @@ def check_plan(cfg: BatchConfig) -> dict[str, Path]:
 
     if cfg.runs < 1 or cfg.jobs < 1:
         raise InputError("--runs and --jobs must be at least 1", field="--runs")
+    if cfg.until_decided:
+        if len(cfg.arms) < 2:
+            raise InputError("--until-decided compares two arms; give --arms A=REF,B=REF", field="--arms")
+        if len({x.name for x in cfg.arms}) < len(cfg.arms):
+            raise InputError("--until-decided with one control arm per row: run one row (--cases) at a time",
+                             field="--control")
+        a, b = cfg.compared()
+        if (a.sha or a.name) == (b.sha or b.name):
+            raise InputError(f"arms {a.name} and {b.name} are the same commit; nothing to decide", field="--arms")
     binaries = {h: cfg.binaries.get(h) or adapter(h).default_binary() or require_binary(h) for h in cfg.hosts}
     if cfg.script is None and cfg.model is None and any(h != "sim" for h in cfg.hosts):
         raise InputError("real hosts need --model (your login) or --script", field="--model")
@@ -318,7 +394,10 @@ def run_batch(cfg: BatchConfig, on_outcome: Callable[[RunOutcome, Progress], Non
     repair_tail(cfg.record)
     loaded = load_file(cfg.record) if cfg.record.is_file() else Loaded()
     pending = todo(items, loaded, resume=cfg.resume, retry_invalid=cfg.retry_invalid)
-    result = BatchResult(bid, len(items), len(items) - len(pending))
+    result = BatchResult(bid, len(items), len(items) - len(pending), stop_rule=cfg.stop_rule)
+    keys = {p.key for p in items}
+    mine = [r for r in loaded.records if RunKey.of(r) in keys]
+    pending = _still_needed(cfg, pending, mine, result)
     progress = Progress(len(items), skipped=result.skipped)
     if cfg.resume:  # a batch killed with -9 may have left host processes and its scratch folder
         result.swept = sweep_dead_batches(Path(cfg.workdir or tempfile.gettempdir()))
@@ -330,23 +409,49 @@ def run_batch(cfg: BatchConfig, on_outcome: Callable[[RunOutcome, Progress], Non
             on_start(progress)
         tars = {a.sha: archive(a) for a in cfg.arms if a.sha}
         before = cfg.guard.snapshot()
-        _loop(cfg, pending, root, tars, bid, len(items), before, result, progress, on_outcome, run_host_fn)
+        _loop(cfg, pending, root, tars, bid, len(items), before, result, progress, on_outcome, run_host_fn, mine)
     finally:
         os.close(owner)
         shutil.rmtree(root, ignore_errors=True)
+    _still_needed(cfg, [], mine, result)
     return result
+
+
+def _still_needed(cfg: BatchConfig, pending: list[Planned], records: list[RunRecord],
+                  result: BatchResult) -> list[Planned]:
+    """PENDING without the runs of comparisons the batch's RECORDS already decide (until-decided);
+    updates the result's decisions and its count of runs not needed."""
+    if not cfg.until_decided:
+        return pending
+    a, b = cfg.compared()
+    result.decisions = decisions(records, cfg.stop_rule, a.sha or a.name, b.sha or b.name)
+    done = {k for k, d in result.decisions.items() if d.decided}
+    kept = [p for p in pending if comparison_of(p) not in done]
+    result.not_needed += len(pending) - len(kept)
+    return kept
 
 
 def _loop(cfg: BatchConfig, pending: list[Planned], root: Path, tars: dict[str, bytes], bid: str, planned: int,
           before: Snapshot, result: BatchResult, progress: Progress,
-          on_outcome: Callable[[RunOutcome, Progress], None] | None, run_host_fn: Callable[..., HostRun]) -> None:
-    """Keep J runs going; after each: guard, append, progress; stop launching on a guard trip or quota."""
+          on_outcome: Callable[[RunOutcome, Progress], None] | None, run_host_fn: Callable[..., HostRun],
+          mine: list[RunRecord]) -> None:
+    """Keep J runs going; after each: guard, append, progress, the stop rule; stop launching on a guard
+    trip, a quota error or a budget. MINE (the batch's records) grows as runs are recorded."""
     lock = threading.Lock()
     queue = list(reversed(pending))
     running: dict[Future[RunOutcome], Planned] = {}
+    spent: list[RunRecord] = []
     with ThreadPoolExecutor(max_workers=max(1, cfg.jobs), thread_name_prefix="batch-run") as pool:
         while queue or running:
             while queue and len(running) < max(1, cfg.jobs) and result.aborted is None and result.quota is None:
+                if cfg.budget is not None and cfg.budget.active:
+                    nxt = queue[-1]
+                    reason = cfg.budget.stop_reason(spent, [planned_run(q) for q in running.values()],
+                                                    planned_run(nxt), nxt.key.label(nxt.arm.name))
+                    if reason is not None:
+                        result.budget = reason
+                        queue.clear()
+                        break
                 p = queue.pop()
                 running[pool.submit(run_planned, p, cfg, root, tars, bid, planned, run_host_fn)] = p
             if not running:
@@ -374,6 +479,12 @@ def _loop(cfg: BatchConfig, pending: list[Planned], root: Path, tars: dict[str, 
                         continue
                     result.outcomes.append(outcome)
                     progress.add(record)
+                    spent.append(record)
+                    mine.append(record)
+                    if cfg.budget is not None:
+                        cfg.budget.history.append(record)
+                    if cfg.until_decided:
+                        queue = list(reversed(_still_needed(cfg, list(reversed(queue)), mine, result)))
                 if on_outcome is not None:
                     on_outcome(outcome, progress)
             if result.aborted is not None or result.quota is not None:

@@ -140,6 +140,7 @@ def build_record(request: RunRequest, run: HostRun, spec: ScoreSpec, redactor: R
         served_model=run.served_model, effort=request.effort, arm=arm.name if arm else None,
         source=arm.sha if arm else None, case_id=case.id, target=case.target, kind=case.kind,
         run=request.identity.run, batch=request.identity.batch, batch_planned=request.identity.planned,
+        stop_rule=request.identity.stop_rule,
         moment=case.moment, required=list(case.required), calls=kept, required_read_at=dict(result.reads),
         moment_at=result.moment_at, entry_loaded_at=result.entry_loaded_at, verdict=dict(result.verdicts),
         overall=result.overall, order_basis=result.order_basis, read_basis=read_basis,

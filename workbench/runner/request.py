@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from workbench.core.errors import InputError
-from workbench.core.models import Case, Condition
+from workbench.core.models import Case, Condition, StopRule
 from workbench.modelstub import Fault, Script
 from workbench.runner.arms import Arm
 from workbench.runner.confine import Confinement
@@ -37,6 +37,8 @@ class RunIdentity:
     run: int = 0
     seed: int = 0
     """The sim policy's seed (a batch uses the run index)."""
+    stop_rule: StopRule | None = None
+    """The batch's stop rule, written into every record of the batch."""
 
 
 @dataclass(frozen=True)

@@ -211,7 +211,9 @@ class BatchJob:
                 post(ProofChecked([], False))
             result = run_batch(self.cfg, on_outcome=lambda o, p: post(BatchRunFinished(o, p)),
                                on_start=lambda p: post(BatchStarted(p)), run_host_fn=host_fn)
-            note = "complete" if result.complete else (result.aborted or result.quota or "partial: invalid runs")
+            note = (result.aborted or result.quota or result.budget or "partial: invalid runs") if not result.complete \
+                else "complete" if result.stop_rule is None or result.stop_rule.rule == "fixed" \
+                else f"complete · {result.stop_reason()}"
         except BatchCancelled:
             note = "aborted by you: the records already written stay"
         except (ProofFailed, BatchAborted, InputError, OSError) as exc:

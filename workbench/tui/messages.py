@@ -133,6 +133,14 @@ class BatchFinished(WorkbenchMessage):
         self.note = note
 
 
+class ForecastReady(WorkbenchMessage):
+    """The batch form's forecast (runs, tokens, cost, wall time from earlier records), as lines to show."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__()
+        self.lines = lines
+
+
 class WorkerFailed(WorkbenchMessage):
     """A worker raised instead of posting its own outcome; `error` is the one line the app showed."""
 

@@ -1,6 +1,8 @@
 """Batch: promote a row's wording — baseline vs this arm over cases, hosts and runs — confined and live.
 
-Before start: the plan's size and a time/cost estimate from earlier records. On start the
+Before start: the plan's size and a time/cost estimate from earlier records, and the forecast
+(`core.forecast`, computed by a worker and posted as `ForecastReady`). "until decided" stops each
+host/row comparison once the anytime-valid paired test decides (runs = the maximum). On start the
 confinement proof is shown check by check, then progress and a results table (hits per arm and
 case with Wilson interval bars) fill in as runs end. Abort stops launching, kills runs in flight
 and keeps every record already written. The batch itself is `workbench.runner.batch`.
@@ -20,11 +22,18 @@ from textual.screen import Screen
 from textual.widgets import Checkbox, DataTable, Footer, Header, Input, ProgressBar, Select, SelectionList, Static
 
 from workbench.core.errors import InputError
-from workbench.core.models import RunRecord
+from workbench.core.models import RunRecord, StopRule
 from workbench.core.summary import is_hit, overall
 from workbench.tui.estimate import estimate
 from workbench.tui.jobs import BatchJob
-from workbench.tui.messages import BatchFinished, BatchRunFinished, BatchStarted, ProofChecked, WorkerFailed
+from workbench.tui.messages import (
+    BatchFinished,
+    BatchRunFinished,
+    BatchStarted,
+    ForecastReady,
+    ProofChecked,
+    WorkerFailed,
+)
 from workbench.tui.widgets.bars import interval_bar, rate_text
 from workbench.tui.workers import ForwardsWorkerErrors
 
@@ -71,8 +80,12 @@ class BatchScreen(ForwardsWorkerErrors, Screen[None]):
             yield Input("3", placeholder="runs per cell", id="runs", type="integer")
             yield Input("2", placeholder="jobs", id="jobs", type="integer")
         yield SelectionList[str](id="cases")
-        yield Checkbox("confined (bubblewrap; the proof runs first)", True, id="confined")
+        with Horizontal(classes="form"):
+            yield Checkbox("confined (bubblewrap; the proof runs first)", True, id="confined")
+            yield Checkbox("until decided (runs = max)", False, id="until-decided")
+            yield Input("0.05", placeholder="alpha", id="alpha")
         yield Static("", id="estimate")
+        yield Static("forecast: …", id="forecast")
         yield Static("", id="proof")
         yield ProgressBar(id="progress", show_eta=True)
         yield Static("", id="batch-status")
@@ -129,13 +142,25 @@ class BatchScreen(ForwardsWorkerErrors, Screen[None]):
         if not cases:
             raise InputError("select at least one case", field="cases")
         model = self.query_one("#model", Input).value.strip() or None
+        until = self.query_one("#until-decided", Checkbox).value
+        alpha = None
+        if until:
+            try:
+                alpha = float(self.query_one("#alpha", Input).value.strip())
+            except ValueError:
+                alpha = -1.0
+            if not 0 < alpha < 1:
+                raise InputError("must be a number between 0 and 1", field="alpha")
+            if len(set(arms)) < 2:
+                raise InputError("until decided compares two different arms", field="arm")
         return {"hosts": hosts, "model": model, "arms": list(dict.fromkeys(arms)), "cases": cases,
-                "runs": number("runs"),
+                "runs": number("runs"), "until_decided": until, "alpha": alpha,
                 "jobs": number("jobs"), "confined": self.query_one("#confined", Checkbox).value}
 
     @on(Input.Changed)
     @on(Select.Changed)
     @on(SelectionList.SelectedChanged)
+    @on(Checkbox.Changed)
     def update_estimate(self) -> None:
         from workbench.tui.data import record_files
 
@@ -147,6 +172,23 @@ class BatchScreen(ForwardsWorkerErrors, Screen[None]):
         runs = len(f["cases"]) * f["runs"] * len(f["hosts"]) * len(f["arms"])
         est = estimate(runs, f["hosts"], f["jobs"], record_files(self.app.view.ws))
         self.query_one("#estimate", Static).update(f"estimate: {est.text()}")
+        self.forecast_job(f, self.app.view.ws.records_dir)
+
+    @work(thread=True, exclusive=True, group="forecast", exit_on_error=False)
+    def forecast_job(self, f: dict[str, Any], records: Path) -> None:
+        """The form's forecast from the workspace's earlier records, posted as ForecastReady."""
+        from workbench.runner.preview import form_forecast, load_history
+
+        outlook = form_forecast(f["cases"], f["hosts"], f["runs"], len(f["arms"]), f["model"], self.script is not None,
+                                load_history([records]))
+        lines = outlook.lines()
+        if f["until_decided"]:
+            lines[0] = lines[0].replace("forecast:", "forecast (at most, until decided):", 1)
+        self.post_message(ForecastReady(lines))
+
+    @on(ForecastReady)
+    def show_forecast(self, message: ForecastReady) -> None:
+        self.query_one("#forecast", Static).update(escape("\n".join(message.lines)))
 
     def config(self, f: dict[str, Any]) -> Any:
         """The runner's BatchConfig for the form, built and checked as the CLI batch's (arms by the one
@@ -165,9 +207,11 @@ class BatchScreen(ForwardsWorkerErrors, Screen[None]):
                                own=[record, record.with_name(record.name + ".torn")])
         confinement = confinement_for("batch", unconfined=not f["confined"], home=home, checkouts=guard.checkouts)
         cases = [c for c in view.cases if c.id in f["cases"]]
+        stop = (StopRule(rule="until-decided", max_runs=f["runs"], alpha=f["alpha"], compare=f["arms"][:2])
+                if f["until_decided"] else None)
         cfg = BatchConfig(cases=cases, hosts=f["hosts"], arms=arms, runs=f["runs"], record=record, jobs=f["jobs"],
                           model=f["model"], resume=True, confinement=confinement, guard=guard, script=self.script,
-                          fixture=ws.base_fixture if ws.base_fixture.is_dir() else None, real_home=home)
+                          fixture=ws.base_fixture if ws.base_fixture.is_dir() else None, real_home=home, stop=stop)
         cfg.binaries = check_plan(cfg)
         return cfg
 
