@@ -17,7 +17,7 @@ from workbench.tui.screens.batch import BatchScreen
 
 @run_async
 async def test_until_decided_form_shows_the_forecast_then_runs_with_the_rule(tmp_path: Path) -> None:
-    from workbench.core.wording import create_arm
+    from workbench.authoring.arms import create_arm
 
     ws = make_workspace(tmp_path)
     ws.records_dir.mkdir()
