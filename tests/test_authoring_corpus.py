@@ -15,37 +15,54 @@ from workbench.core.workspace import Workspace, load_workspace
 
 CORPUS = Path(__file__).resolve().parent / "data" / "corpus"
 
-AGENTSMD_IDS = [
+ROUTING_SWEEP_IDS = [
     "description", "elon-method", "context", "project-direction", "research", "software-design", "prototype",
     "diagnosis", "grilling", "domain-modeling", "wayfinder", "to-spec", "implementation", "test-design",
     "orchestration", "verification", "project-verification", "artifacts", "writing-for-agents",
     "technical-writing", "reflection", "preferences-pruning", "version-control", "delivery-profile", "delivery",
     "finalization", "repository-setup", "reconciliation", "use-grok"]
+"""The row names of the published #182 routing sweep, plus the description, the prose route and the
+version-control row it did not measure."""
 
 
-def test_agentsmd_operations_rows_lint_and_audit() -> None:
-    skill = CORPUS / "agentsmd/skills/operations/SKILL.md"
-    rows = parse_files([skill])
-    assert [r.id for r in rows] == [f"operations/{i}" for i in AGENTSMD_IDS]
+def test_routing_sweep_rows_lint_and_audit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ws, guesses = init_copy("routing-sweep", tmp_path, capsys)
+    assert ws.config.plugin.entry_skill == "operations" and "entry Skill: operations (the only Skill)" in guesses
+    rows = parse_files(ws.routing_files(), plugin=ws.plugin_dir)
+    assert [r.id for r in rows] == [f"operations/{i}" for i in ROUTING_SWEEP_IDS]
     by_id = {r.id: r for r in rows}
-    assert by_id["operations/description"].trigger.startswith("Route AgentsMD work to the procedure needed now")
-    assert by_id["operations/elon-method"].trigger == "For material work"
-    assert [lk.target for lk in by_id["operations/writing-for-agents"].links] == [
-        "workflows/writing-for-agents/index.md", "workflows/technical-writing/references/prose.md",
-        "workflows/writing-for-agents/SKILL-MECHANICS.md"]
-    assert by_id["operations/use-grok"].trigger == "User explicitly asks to consult Grok"
+    description = by_id["operations/description"]
+    assert description.kind == "description" and description.trigger.startswith(
+        "Pick the procedure the current step of the work needs: investigating,"), "the folded scalar joins its lines"
+    # "For any substantial task, apply [Elon method](...) before settling ...": the lead is the trigger
+    elon = by_id["operations/elon-method"]
+    assert (elon.kind, elon.trigger, elon.links[0].after) == (
+        "prose", "For any substantial task", "before settling on requirements or an approach.")
+    writing = by_id["operations/writing-for-agents"]
+    assert [(lk.target, lk.side) for lk in writing.links] == [
+        ("workflows/writing-for-agents/index.md", "before"),
+        ("workflows/technical-writing/references/prose.md", "after"),
+        ("workflows/writing-for-agents/SKILL-MECHANICS.md", "after")], "later links carry their own clauses"
+    assert writing.links[2].clause == "before changing a Skill's name or description"
+    assert [lk.target for lk in by_id["operations/to-spec"].links] == [
+        "workflows/to-spec/index.md", "workflows/to-tickets/index.md"]
+    assert by_id["operations/use-grok"].trigger == "The user asks for a second opinion from Grok"
     findings = {(f.row, f.rule) for f in lint_rows(rows, max_row_chars=1000)}
     assert findings == {
-        # "[grill with docs](...) when terminology or ADR work is needed": a condition, no moment
+        # "[grill with docs](...) when the questions touch terms ...": a condition, no moment
         ("operations/grilling", "no-before-clause"),
-        # "[Specify](...), or [tickets](...) for an existing plan": a bare "or"
+        # "[Specify](...), or [tickets](...) to split a plan ...": a bare "or"
         ("operations/to-spec", "no-before-clause"), ("operations/to-spec", "bare-conjunct"),
-        # "[Verification](...); [code review](...) for review findings": no moment for code review
+        # "[Verification](...); [code review](...) to answer review comments": no moment for code review
         ("operations/verification", "no-before-clause"),
         # "[Technical writing](...) and [prose](...)": a bare "and"
         ("operations/technical-writing", "no-before-clause"), ("operations/technical-writing", "bare-conjunct"),
-    }
+    }, "imperatives (Initialize/Map/Save ...), the event row and the trailing before-clauses pass"
     assert dangling(rows) == []
+    report = audit(ws, rows)
+    assert report.findings == [], "every stub is linked: no DANGLING, no UNINDEXED, no BUDGET"
+    assert {(b.host, len(b.files)) for b in report.budgets} >= {("claude", 1), ("codex", 1)}
+    assert all(b.files == [ws.plugin_dir / "skills/operations/SKILL.md"] for b in report.budgets)
 
 
 def init_copy(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Workspace, str]:

@@ -7,6 +7,7 @@ checked against the script's ground truth: the parsed calls and the file on disk
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,8 +15,10 @@ from conftest import make_repo
 
 from workbench.core.fingerprints import content_evidence
 from workbench.core.models import ScoreSpec
+from workbench.core.parsers import parse_lines
 from workbench.core.scoring import score
 from workbench.hosts import REAL_HOSTS
+from workbench.hosts.base import Launch
 from workbench.hosts.install import find_binary
 from workbench.modelstub import Fault, parse_script
 from workbench.runner import HostRun, run_host
@@ -179,3 +182,73 @@ def test_grok_leaves_its_home_empty_and_reads_no_repo_env(tmp_path: Path, instal
     assert [c.status for c in result.parsed.calls] == ["ok", "error", "ok"]
     assert "edit_file" not in result.offered_tools  # MORPH_API_KEY from the repo's .env would add it
     assert list((tmp_path / "home").iterdir()) == []  # no ~/.grok/user-settings.json without -u/-k
+
+
+PATHLESS = parse_script({"steps": [
+    {"calls": [{"shell": "cat missing/index.md"}]},
+    {"calls": [{"shell": "git commit --allow-empty -m x"}]},
+    {"say": "Done."},
+]})
+GIT_ID = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+          "GIT_COMMITTER_EMAIL": "t@example.com"}
+
+
+def pathless_cat(home: Path) -> None:
+    """A `cat` in the temp HOME that drops the path from its error (`No such file or directory` alone):
+    the one fake part, for an error real cat never prints. Codex's login shell finds it on PATH,
+    Claude's shell snapshot keeps the function."""
+    (home / "bin").mkdir(parents=True)
+    shim = home / "bin" / "cat"
+    shim.write_text('#!/bin/sh\n/usr/bin/cat "$@" 2>/dev/null && exit 0\ncode=$?\n'
+                    'echo "No such file or directory" >&2\nexit $code\n')
+    shim.chmod(0o755)
+    (home / ".bash_profile").write_text('export PATH="$HOME/bin:$PATH"\n. ~/.bashrc\n')
+    (home / ".bashrc").write_text('cat() { "$HOME/bin/cat" "$@"; }\n')
+
+
+@pytest.mark.parametrize("host", ["claude", "codex"])
+def test_a_pathless_read_error_is_not_a_read(host: str, tmp_path: Path, installed_hosts: Path) -> None:
+    pathless_cat(tmp_path / "home")
+    if host == "claude":
+        (tmp_path / "home" / ".claude").mkdir()
+        (tmp_path / "home" / ".claude" / "settings.json").write_text('{"permissions": {"allow": ["Bash"]}}')
+    result = run(host, tmp_path, installed_hosts, script=PATHLESS, extra_env={"SHELL": "/bin/bash", **GIT_ID})
+    cat = result.parsed.calls[0]
+    assert (cat.command, cat.exit_code, cat.unreadable) == ("cat missing/index.md", 1, ["missing/index.md"])
+    assert cat.output is not None and "missing" not in cat.output, "the shim's error names no path"
+    spec = ScoreSpec(kind="positive", required=["missing/index.md"], moment=r"bash:\bgit\b[^|;&]*\bcommit\b")
+    scored = score(spec, result.parsed.calls, model_output=result.parsed.model_output)
+    assert (scored.moment_at, scored.verdicts) == (1, {"missing/index.md": "skip"})
+
+
+def resume_last(launch: Launch) -> Launch:
+    """The same Codex launch as `codex exec resume --last` (it takes no `-s`: the sandbox is a config override)."""
+    argv = list(launch.argv)
+    at = argv.index("exec")
+    options = [a for a in argv[at + 1:-1] if a not in ("-s", "workspace-write")]
+    argv[at + 1:-1] = ["resume", "--last", *options, "-c", 'sandbox_mode="workspace-write"']
+    return replace(launch, argv=argv)
+
+
+def test_a_resumed_codex_process_keeps_its_own_items(tmp_path: Path, installed_hosts: Path) -> None:
+    """Two `codex exec` processes on one CODEX_HOME: their --json streams one after the other, as a
+    wrapper running both prints them, and the one rollout both append to."""
+    plugin = tmp_path / "plugin"
+    (plugin / "procedures" / "version-control").mkdir(parents=True)
+    (plugin / "procedures" / "version-control" / "index.md").write_text("# Version control\n\nSay why.\n")
+    read = {"calls": [{"shell": "cat {plugin}/procedures/version-control/index.md"}]}
+    first = run("codex", tmp_path, installed_hosts, script=parse_script({"steps": [read, {"say": "Read."}]}),
+                plugin=plugin)
+    stream = first.stdout_path.read_text().splitlines()
+    # the resumed request holds the first process's two model turns: it is answered with step 2
+    commit = parse_script({"steps": [read, read, {"calls": [{"shell": "git commit --allow-empty -m x"}]},
+                                     {"say": "Committed."}]})
+    second = run("codex", tmp_path, installed_hosts, script=commit, plugin=plugin, wrap=resume_last)
+    assert second.exit_code == 0 and second.session_log == first.session_log, "resume appends to the rollout"
+    stream += second.stdout_path.read_text().splitlines()
+    calls = parse_lines("codex", stream, second.session_log.read_text().splitlines()).calls
+    assert [(c.command, c.call_id, c.status, c.turn) for c in calls] == [
+        (f"cat {plugin}/procedures/version-control/index.md", "item_0", "ok", 0),
+        ("git commit --allow-empty -m x", "item_0#2", "error", 1)]  # .git is read-only in Codex's sandbox
+    spec = ScoreSpec(kind="positive", required=["version-control/index.md"], moment=r"bash:\bgit\b[^|;&]*\bcommit\b")
+    assert score(spec, calls).verdicts == {"version-control/index.md": "fired"}

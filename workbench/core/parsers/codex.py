@@ -24,10 +24,12 @@ separate turns and carries no turn id: without the rollout a call's turn is None
 call's `output` is what the model received: the rollout's output when there is one, else the
 command's `aggregated_output`.
 
-One stream may hold several `codex exec` processes (a session resumed with `exec resume`): each
-starts with `thread.started` (its rollout part with `session_meta`) and numbers its items from the
-start again, so ids are scoped per process: a later process's ids get `#N` (`item_1#2`), and its
-first call opens a new turn.
+One stream may hold several `codex exec` processes: each starts with `thread.started` and numbers
+its items from the start again, so ids are scoped per process: a later process's ids get `#N`
+(`item_0#2`). `codex exec resume --last` (0.171.0) keeps the thread id and appends to the same
+rollout without a new `session_meta` (its call ids are unique already); separate runs' rollouts
+concatenated each start with `session_meta`, which scopes their call ids the same way and opens a
+new turn.
 """
 
 from __future__ import annotations
@@ -123,7 +125,7 @@ def read_rollout(lines: Iterable[str]) -> tuple[str | None, list[RolloutCall]]:
             continue
         payload = get_dict(obj, "payload")
         if get_str(obj, "type") == "session_meta":
-            # a resumed `codex exec` logs its own session_meta: its call ids and turns are its own
+            # a separate run's rollout (concatenated after another): its call ids and turns are its own
             version = get_str(payload, "cli_version") or version
             process, by_id, turn_closed = process + 1, {}, True
             continue
