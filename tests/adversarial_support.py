@@ -28,6 +28,10 @@ PLUGIN = DATA / "plugin"
 HOSTS = ("sim", "claude", "codex", "opencode", "gemini", "grok")
 EFFECTS_IN_SCHEMA = "effects" in Call.model_fields
 """Whether calls carry repo effects (the scorer's effect moment); until then only patterns decide."""
+UNTIMED = frozenset({"grok"})
+"""Hosts whose stream cannot time calls: Grok CLI prints the whole conversation at exit, so every
+effect precedes every call line and attribution by time would give it to call 0 (docs/hosts.md,
+tests/test_watcher.py). Their effects are stored but never given to a call."""
 
 
 def scenarios() -> list[dict[str, Any]]:
@@ -82,7 +86,7 @@ def attributed(sid: str, host: str, calls: list[Call]) -> dict[int, list[tuple[E
 
 def with_effects(sid: str, host: str, calls: list[Call]) -> list[Call]:
     """CALLS with their attributed effects stored on them, when the schema has `Call.effects`."""
-    if not EFFECTS_IN_SCHEMA:
+    if not EFFECTS_IN_SCHEMA or host in UNTIMED:
         return calls
     given = attributed(sid, host, calls)
     out = []
