@@ -53,7 +53,7 @@ class RecordingServer(ModelServer):
 
     bodies: list[tuple[str, dict[str, Any]]]
 
-    def handle(self, path: str, body: dict[str, Any]):  # type: ignore[no-untyped-def]
+    def handle(self, path: str, body: dict[str, Any]) -> Any:
         api, request, fault = super().handle(path, body)
         if request is not None and request.scripted and api is not None:
             RecordingServer.bodies.append((api.name, body))
