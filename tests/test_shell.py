@@ -231,3 +231,12 @@ def test_broken_input_keeps_what_came_before_it(command: str) -> None:
     assert both.writes == ["out.txt", *alone.writes]
     assert both.simple_commands[:2] == [["cat", "f.md"], ["echo", "hi"]]
     assert both.simple_commands[2:] == alone.simple_commands
+
+
+def test_git_apply_writes_the_tree_unless_dry_run_or_index_only() -> None:
+    # captured on every host (tests/data/adversarial S20): `git apply fix.diff` changed notes.txt
+    assert analyze("git apply fix.diff").writes == ["<git apply>"]
+    assert analyze("git -C /r apply x.diff").writes == ["<git apply>"]
+    assert analyze("git apply --stat --apply x.diff").writes == ["<git apply>"]
+    for dry in ("git apply --check x.diff", "git apply --stat x.diff", "git apply --cached x.diff", "git log"):
+        assert analyze(dry).writes == [], dry

@@ -648,6 +648,26 @@ class _Interp:
         elif name == "patch":
             ops, _ = _operands(args, "iopdDBrFzVY")
             st.writes.append(self._path(ops[0]) if ops else "<patch>")
+        elif name == "git" and _git_subcommand(args) == ("apply", True):
+            st.writes.append("<git apply>")
+
+
+_GIT_GLOBAL_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
+_GIT_APPLY_DRY = frozenset({"--check", "--stat", "--numstat", "--summary", "--cached"})
+"""`git apply` options that change no file of the tree (`--cached` only the index)."""
+
+
+def _git_subcommand(args: list[str]) -> tuple[str | None, bool]:
+    """Git's subcommand after its global options (`git -C dir apply`), and whether a `git apply`
+    changes the tree (none of the dry-run or index-only options)."""
+    k = 0
+    while k < len(args) and args[k].startswith("-"):
+        k += 2 if args[k] in _GIT_GLOBAL_VALUE else 1
+    if k >= len(args):
+        return None, False
+    rest = args[k + 1:]
+    writes = args[k] == "apply" and ("--apply" in rest or not any(a in _GIT_APPLY_DRY for a in rest))
+    return args[k], writes
 
 
 def _mask(text: str) -> str:

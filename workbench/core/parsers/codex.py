@@ -196,6 +196,9 @@ class CodexParser(JsonLineParser):
         if session_log is not None:
             self.version, self.rollout = read_rollout(session_log)
         self.cursor = 0
+        """The first rollout position not yet matched or emitted."""
+        self.consumed: set[int] = set()
+        """Rollout positions already matched to a --json item or emitted as omitted."""
         self.init_sent = False
         self.process = 0
         """`thread.started` lines seen: each `codex exec` process (a resumed one too) numbers its items
@@ -276,7 +279,7 @@ class CodexParser(JsonLineParser):
         position = self.match(fields[0])
         if position is not None:
             events += self.emit_omitted(position)
-            self.cursor = position + 1
+            self.consume(position)
             source = self.rollout[position] if self.rollout else None
             rollout_id = source.call_id if source else None
             if source is not None:
@@ -317,10 +320,15 @@ class CodexParser(JsonLineParser):
         return events
 
     def match(self, fields: dict[str, Any]) -> int | None:
-        """Rollout position of the next call with this command or patched path, from the cursor."""
+        """Rollout position of the next unmatched call with this command or patched path, from the cursor.
+
+        Codex runs the calls of one model response in parallel and its --json may start them in
+        another order than the model issued them: a position skipped over is not yet omitted."""
         if not self.rollout:
             return None
         for position in range(self.cursor, len(self.rollout)):
+            if position in self.consumed:
+                continue
             candidate = self.rollout[position]
             if fields["kind"] == "shell" and candidate.command is not None:
                 if candidate.command.strip() == (fields.get("command") or "").strip():
@@ -331,17 +339,31 @@ class CodexParser(JsonLineParser):
                     return position
         return None
 
+    def consume(self, position: int) -> None:
+        self.consumed.add(position)
+        while self.cursor in self.consumed:
+            self.cursor += 1
+
     def emit_omitted(self, until: int) -> list[Event]:
-        """Calls the rollout has before position UNTIL that --json never showed: emitted as finished."""
+        """Calls the rollout has before position UNTIL that --json never showed: emitted as finished.
+
+        Only calls of EARLIER model turns than UNTIL's are omitted for sure (--json starts every call
+        of a response before the next response); a same-turn call may still start later."""
         events: list[Event] = []
         rollout = self.rollout or []
-        for position in range(self.cursor, min(until, len(rollout))):
+        limit = min(until, len(rollout))
+        turn = rollout[until].turn if until < len(rollout) else None
+        for position in range(self.cursor, limit):
+            if position in self.consumed:
+                continue
+            if turn is not None and rollout[position].turn == turn:
+                continue
             for fields in rollout[position].calls():
                 call_id = fields.pop("call_id")
                 head = {k: v for k, v in fields.items() if k in ("tool", "kind")}
                 started = self.book.start(call_id, **head)
                 events.append(self.book.finish(started.call, **fields))
-        self.cursor = max(self.cursor, until)
+            self.consume(position)
         return events
 
     def on_turn_completed(self, obj: dict[str, Any]) -> list[Event]:
