@@ -159,6 +159,10 @@ class HostAdapter:
     auth_env: ClassVar[tuple[str, ...]] = ()
     """The host's own auth variables passed from the outer environment, real models only (secrets)."""
     api_hosts: ClassVar[tuple[str, ...]] = ()
+    live_stream: ClassVar[bool] = True
+    """The host prints each call as it happens (stdout timing can attribute repo effects to calls)."""
+    repo_noise: ClassVar[tuple[str, ...]] = ()
+    """Repo files the client itself writes on every run (`RepoWatcher(noise=...)` patterns)."""
     """`host:port` the host needs with a real model; the closed network's proxy allows exactly these."""
 
     def build(self, run: RunSpec) -> Launch:

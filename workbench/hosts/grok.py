@@ -31,8 +31,8 @@ class GrokAdapter(HostAdapter):
     package = "@vibe-kit/grok-cli"
     pinned = "0.0.34"
     login_files = (".grok/user-settings.json",)
-    repo_noise: tuple[str, ...] = (".grok/settings.json",)
-    """Repo files the client itself writes on every run (`RepoWatcher(noise=...)` patterns)."""
+    repo_noise = (".grok/settings.json",)
+    live_stream = False  # it prints the whole conversation at exit: no effect can be timed to a call
     auth_env = KEY_VARS
     api_hosts = ("api.x.ai:443",)
 

@@ -25,6 +25,7 @@ from workbench.core.events import CallFinished, CallsReset, Event, ParsedRun
 from workbench.core.fingerprints import Fingerprints, call_evidence
 from workbench.core.models import Call, CallEffect, EntryGate, GuardReport, RunRecord, Score, ScoreSpec
 from workbench.core.scoring import SCORER_RULES, score
+from workbench.hosts import adapter
 from workbench.runner.arms import build_copy
 from workbench.runner.fixture import make_fixture
 from workbench.runner.hostrun import HostRun, run_host
@@ -247,7 +248,7 @@ def with_effects(calls: list[Call], attributions: Iterable[Attribution]) -> list
 
 def _run(request: RunRequest, run_dir: Path, plugin: Path, on_event: Callable[[Event], None] | None,
          run_host_fn: Callable[..., HostRun], fingerprints: Fingerprints | None
-         ) -> tuple[HostRun, Watched, list[Attribution]]:
+         ) -> tuple[HostRun, Watched | None, list[Attribution]]:
     """The host run for the request's door, watched: the repo watcher runs around the host (from
     outside any sandbox), every event is stamped for attribution, each finished call's output is
     matched against the procedures as it arrives (the live view sees the evidence), and the FINAL
@@ -292,7 +293,8 @@ def _run(request: RunRequest, run_dir: Path, plugin: Path, on_event: Callable[[E
     if on_event is not None:
         kwargs["on_event"] = seen
     clock = CallClock()
-    watcher = RepoWatcher(repo).start()
+    host = adapter(request.host)
+    watcher = RepoWatcher(repo, noise=host.repo_noise).start()
     kwargs.update(on_timed_event=clock.see, before_stamp=watcher.sync)
     try:
         run = run_host_fn(request.host, prompt, repo, run_dir, script=request.script, timeout=request.timeout,
@@ -304,8 +306,10 @@ def _run(request: RunRequest, run_dir: Path, plugin: Path, on_event: Callable[[E
         calls = [call_evidence(fingerprints, c) for c in calls]
     spans = reindex(clock.spans(), [c.call_id for c in calls])
     turns = {i: str(c.turn) for i, c in enumerate(calls) if c.turn is not None}
-    attributions = [a for a in attribute(spans, effects, turns) if a.call < len(calls)]
+    attributions = ([a for a in attribute(spans, effects, turns) if a.call < len(calls)]
+                    if host.live_stream else [])
     run.parsed.calls = with_effects(calls, attributions)
     if on_event is not None and run.parsed.calls != live.calls:
         on_event(CallsReset(tuple(run.parsed.calls)))
-    return run, "incomplete" if watcher.overflowed else "watched", attributions
+    watched: Watched | None = None if not host.live_stream else "incomplete" if watcher.overflowed else "watched"
+    return run, watched, attributions
