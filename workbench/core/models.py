@@ -306,8 +306,8 @@ class RunRecord(BaseModel):
         description="Calls (within `calls`) where command analysis and evidence (content, effect) disagree.")
     effects_watched: Literal["watched", "incomplete"] | None = Field(
         default=None, description="The repo watcher ran (incomplete: it overflowed or missed a folder, so some "
-                                  "effects may be missing); None: not watched (imported or older records, or a host that prints its calls "
-                                  "only at exit).")
+                                  "effects may be missing); None: not watched (imported or older records, or a "
+                                  "host that prints its calls only at exit).")
     stored_verdict: dict[str, str] | None = Field(
         default=None, description="Verdicts as published by an imported source, kept for comparison."
     )
