@@ -1,0 +1,61 @@
+"""The fields every run form shares (Canary, Batch, Post-install): host, model, effort and script.
+
+Each field keeps its label in its border once it holds a value. Models offer the workspace's
+`defaults.models` as completions; scripts are the canaries folder's scripted models (offline
+self-checks: a real host CLI driven by the model server on 127.0.0.1, no login needed).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.suggester import SuggestFromList
+from textual.widget import Widget
+from textual.widgets import Input, Select
+
+HOSTS = ("sim", "claude", "codex", "opencode", "gemini", "grok")
+NO_SCRIPT = ""
+
+
+def labelled(widget: Widget, label: str) -> Widget:
+    """WIDGET with LABEL in its border title (visible whatever the field holds)."""
+    widget.border_title = label
+    return widget
+
+
+def host_select(id: str, value: str = "sim") -> Select[str]:
+    return labelled(Select([(h, h) for h in HOSTS], value=value, allow_blank=False, id=id), "host")  # type: ignore[return-value]
+
+
+def model_input(id: str, models: list[str]) -> Input:
+    hint = "model: " + (", ".join(models[:3]) if models else "real hosts: your login's model")
+    return labelled(Input(placeholder=hint, id=id, suggester=SuggestFromList(models, case_sensitive=False)),
+                    "model")  # type: ignore[return-value]
+
+
+def effort_input(id: str) -> Input:
+    return labelled(Input(placeholder="effort (optional)", id=id), "effort")  # type: ignore[return-value]
+
+
+def script_select(id: str, scripts: list[Path]) -> Select[str]:
+    options = [("no script: the host's model", NO_SCRIPT)] + [(f"script {p.stem}", str(p)) for p in scripts]
+    return labelled(Select(options, value=NO_SCRIPT, allow_blank=False, id=id), "script (offline)")  # type: ignore[return-value]
+
+
+def chosen_script(select: Select[Any], override: Any) -> Any:
+    """The scripted model a run gets: OVERRIDE (a Script set by a test or bench), else the picked
+    file's path (loaded in the worker), else None (the host's own model or the sim's policy)."""
+    if override is not None:
+        return override
+    value = select.value
+    return Path(str(value)) if value not in (NO_SCRIPT, Select.NULL, None) else None
+
+
+def load(script: Any) -> Any:
+    """A picked script file loaded (in the worker): a Script, or SCRIPT itself when already one."""
+    if isinstance(script, Path):
+        from workbench.modelstub import load_script
+
+        return load_script(script)
+    return script
