@@ -53,9 +53,19 @@ def chosen_script(select: Select[Any], override: Any) -> Any:
 
 
 def load(script: Any) -> Any:
-    """A picked script file loaded (in the worker): a Script, or SCRIPT itself when already one."""
-    if isinstance(script, Path):
-        from workbench.modelstub import load_script
+    """A picked script file loaded (in the worker): a Script, or SCRIPT itself when already one. A
+    self-check canary file (`{"case": ..., "script": ...}`) gives its script."""
+    if not isinstance(script, Path):
+        return script
+    import json
 
-        return load_script(script)
-    return script
+    from workbench.core.errors import InputError
+    from workbench.modelstub import load_script, parse_script
+
+    try:
+        data = json.loads(script.read_text(encoding="utf-8")) if script.suffix == ".json" else None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read script: {exc}", file=str(script), field="script") from None
+    if isinstance(data, dict) and "script" in data:
+        return parse_script(data["script"], file=str(script))
+    return load_script(script)
