@@ -56,13 +56,15 @@ class WorkbenchApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "Trigger Workbench"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
+    """Below 140 columns, Rows stacks its detail under the table (screens read the class from CSS)."""
     BINDINGS = [
-        Binding("1", "show('rows')", "rows"),
-        Binding("2", "show('canary')", "canary"),
-        Binding("3", "show('batch')", "batch"),
-        Binding("4", "show('records')", "records"),
-        Binding("5", "show('compare')", "compare"),
-        Binding("6", "show('postinstall')", "post-install"),
+        Binding("1", "show('rows')", "screens", key_display="1…6"),
+        Binding("2", "show('canary')", "canary", show=False),
+        Binding("3", "show('batch')", "batch", show=False),
+        Binding("4", "show('records')", "records", show=False),
+        Binding("5", "show('compare')", "compare", show=False),
+        Binding("6", "show('postinstall')", "post-install", show=False),
         Binding("question_mark,f1", "help", "help"),
         Binding("q", "quit", "quit"),
         Binding("escape", "leave_input", "leave input", show=False),

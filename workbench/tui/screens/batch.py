@@ -40,7 +40,7 @@ from workbench.tui.messages import (
     WorkerFailed,
 )
 from workbench.tui.widgets.bars import interval_bar, rate_text
-from workbench.tui.widgets.runform import chosen_script, effort_input, labelled, model_input, script_select
+from workbench.tui.widgets.runform import LabelledSelect, chosen_script, effort_input, labelled, model_input, script_select
 from workbench.tui.workers import ForwardsWorkerErrors
 
 if TYPE_CHECKING:
@@ -89,8 +89,8 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         view = self.app.view
         yield Header()
         with Horizontal(classes="form"):
-            yield labelled(Select([], prompt="baseline", id="baseline"), "baseline")
-            yield labelled(Select([], prompt="arm", id="arm"), "arm")
+            yield labelled(LabelledSelect([], prompt="baseline", id="baseline"), "baseline")
+            yield labelled(LabelledSelect([], prompt="arm", id="arm"), "arm")
             yield labelled(Input(placeholder="hosts (a,b)", id="hosts"), "hosts")
             yield model_input("model", view.ws.config.defaults.models)
         with Horizontal(classes="form", id="batch-options"):
@@ -117,7 +117,8 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         self.query_one("#hosts", Input).value = ",".join(self.app.view.ws.config.defaults.hosts)
         self.query_one("#confined", Checkbox).value = bwrap_path() is not None
         table = self.query_one("#batch-results", DataTable)
-        table.add_columns("arm", "case", "hits/valid [95% CI]", "0% ─ rate ─ 100%", "invalid")
+        table.add_columns("arm", "case", "hits/valid [95% CI]", "invalid", "0% ─ rate ─ 100%")
+        self.query_one("#progress", ProgressBar).display = False  # shown once a batch runs
         self.refresh_choices()
 
     def on_screen_resume(self) -> None:
@@ -304,6 +305,7 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
     @on(BatchStarted)
     def started(self, message: BatchStarted) -> None:
         p = message.progress
+        self.query_one("#progress", ProgressBar).display = True
         self.query_one("#progress", ProgressBar).update(total=p.planned, progress=p.skipped)
         self.query_one("#batch-status", Static).update(f"running: {p.planned} planned, {p.skipped} already recorded "
                                                        f"· records: {escape(self.record_path or '?')}")
@@ -324,7 +326,7 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         table.clear()
         for (arm, case), (hits, valid, invalid) in sorted(tally(self.records).items(), key=lambda kv: (kv[0][1],
                                                                                                         kv[0][0])):
-            table.add_row(arm, case, rate_text(hits, valid), interval_bar(hits, valid), str(invalid))
+            table.add_row(arm, case, rate_text(hits, valid), str(invalid), interval_bar(hits, valid))
 
     @on(WorkerFailed)
     def worker_error(self, message: WorkerFailed) -> None:

@@ -27,6 +27,7 @@ from workbench.tui.screens.live import LiveRunScreen
 from workbench.tui.widgets.callpane import CallPane
 from workbench.tui.widgets.runform import (
     HOSTS,
+    LabelledSelect,
     chosen_script,
     effort_input,
     host_select,
@@ -70,8 +71,8 @@ class CanaryScreen(LiveRunScreen):
             yield effort_input("effort")
             yield script_select("script", view.scripts)
         with Horizontal(classes="form"):
-            yield labelled(Select([("@worktree", WORKTREE)], value=WORKTREE, allow_blank=False, id="arm"), "arm")
-            yield labelled(Select([], prompt="case", id="case"), "case")
+            yield labelled(LabelledSelect([("@worktree", WORKTREE)], value=WORKTREE, allow_blank=False, id="arm"), "arm")
+            yield labelled(LabelledSelect([], prompt="case", id="case"), "case")
             yield labelled(Input(placeholder="typed prompt (optional: replaces the case's)", id="prompt"), "prompt")
         yield Static("pick a case and press ctrl+r, or press c on a row", id="context")
         yield Static("", id="canary-status")

@@ -76,10 +76,10 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
     """Routing rows, the selected row's editor with live lint, and its arms."""
 
     BINDINGS = [
-        Binding("c", "canary", "canary of draft"),
-        Binding("b", "promote", "promote to batch"),
-        Binding("e", "edit", "edit row"),
-        Binding("ctrl+s", "save", "save as arm"),
+        Binding("c", "canary", "canary"),
+        Binding("b", "promote", "batch"),
+        Binding("e", "edit", "edit"),
+        Binding("ctrl+s", "save", "save arm"),
         Binding("ctrl+z", "revert", "drop draft", show=False),
         Binding("escape", "leave_editor", "rows", show=False),
     ]
@@ -105,7 +105,7 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal():
+        with Horizontal(id="rows-body"):
             yield DataTable(id="rows", cursor_type="row", zebra_stripes=True)
             with Vertical(id="row-detail"):
                 yield Static("", id="row-info")
@@ -132,10 +132,12 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         view = self.app.view
         table = self.query_one("#rows", DataTable)
         table.clear()
-        width = max(24, self.app.size.width // 3)
+        cols = self.app.size.width
+        room = (cols if cols < 140 else cols * 3 // 5) - 44  # the table's width minus row, badges, padding
+        when, reads_width = max(16, room * 3 // 5), max(12, room * 2 // 5)
         for row in view.rows:
             reads = ", ".join(link.target for link in row.links) or "-"
-            table.add_row(self.mark(row.id), row.id, row.trigger[:width], reads[:width * 2 // 3],
+            table.add_row(self.mark(row.id), row.id, row.trigger[:when], reads[:reads_width],
                           badges(view.lint.get(row.id, []), view.audit.get(row.id, [])), key=row.id)
         if view.problems:
             self.notify("\n".join(view.problems), severity="error", timeout=10)

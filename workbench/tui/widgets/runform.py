@@ -13,9 +13,17 @@ from typing import Any
 from textual.suggester import SuggestFromList
 from textual.widget import Widget
 from textual.widgets import Input, Select
+from textual.widgets._select import SelectCurrent
 
 HOSTS = ("sim", "claude", "codex", "opencode", "gemini", "grok")
 NO_SCRIPT = ""
+
+
+class LabelledSelect(Select[Any]):
+    """A Select whose label stays in its box's border (a Select draws its box on an inner widget)."""
+
+    def on_mount(self) -> None:
+        self.query_one(SelectCurrent).border_title = self.border_title
 
 
 def labelled(widget: Widget, label: str) -> Widget:
@@ -25,22 +33,22 @@ def labelled(widget: Widget, label: str) -> Widget:
 
 
 def host_select(id: str, value: str = "sim") -> Select[str]:
-    return labelled(Select([(h, h) for h in HOSTS], value=value, allow_blank=False, id=id), "host")  # type: ignore[return-value]
+    return labelled(LabelledSelect([(h, h) for h in HOSTS], value=value, allow_blank=False, id=id), "host")  # type: ignore[return-value]
 
 
 def model_input(id: str, models: list[str]) -> Input:
-    hint = "model: " + (", ".join(models[:3]) if models else "real hosts: your login's model")
+    hint = ", ".join(models[:2]) if models else "your login's"
     return labelled(Input(placeholder=hint, id=id, suggester=SuggestFromList(models, case_sensitive=False)),
                     "model")  # type: ignore[return-value]
 
 
 def effort_input(id: str) -> Input:
-    return labelled(Input(placeholder="effort (optional)", id=id), "effort")  # type: ignore[return-value]
+    return labelled(Input(placeholder="optional", id=id), "effort")  # type: ignore[return-value]
 
 
 def script_select(id: str, scripts: list[Path]) -> Select[str]:
-    options = [("no script: the host's model", NO_SCRIPT)] + [(f"script {p.stem}", str(p)) for p in scripts]
-    return labelled(Select(options, value=NO_SCRIPT, allow_blank=False, id=id), "script (offline)")  # type: ignore[return-value]
+    options = [("none", NO_SCRIPT)] + [(p.stem, str(p)) for p in scripts]
+    return labelled(LabelledSelect(options, value=NO_SCRIPT, allow_blank=False, id=id), "script")  # type: ignore[return-value]
 
 
 def chosen_script(select: Select[Any], override: Any) -> Any:
