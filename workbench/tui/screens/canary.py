@@ -107,7 +107,7 @@ class CanaryScreen(LiveRunScreen):
         view = self.app.view
         cases = self.query_one("#case", Select)
         chosen = cases.value
-        cases.set_options([(f"{c.id} ({c.kind}, {c.target})", c.id) for c in view.cases])
+        cases.set_options([(c.id, c.id) for c in view.cases])
         if chosen not in (Select.NULL, None) and any(c.id == chosen for c in view.cases):
             cases.value = chosen
         arm = self.query_one("#arm", Select)

@@ -113,11 +113,16 @@ class LiveRunScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             self._verdict = f"[b]{escape(head)} →[/b] verdict: [reverse b] {record.overall} [/]"
         self.query_one("#verdict", Static).update(self._verdict)
         text = last_text(state)
-        ended = "── end of run: no tool call ──" if state is not None and not state.order else ""
-        if record.moment_at is None and record.valid and state is not None and state.order:
-            ended = f"── end of run: moment ({escape(record.moment or 'edit')}) never came ──"
-        elif (record.moment or "") == "end" and record.valid:
-            ended = "── end: the moment is the run's end ──"
+        calls = bool(state is not None and state.order)
+        at_end = (record.moment or "") == "end"
+        if not calls:
+            ended = "── end of run: no tool call" + (" · the moment (end) came" if at_end else "") + " ──"
+        elif at_end and record.valid:
+            ended = "── end of run: the moment (end) came ──"
+        elif record.valid and record.moment_at is None:
+            ended = f"── end of run: the moment ({escape(record.moment or 'edit')}) never came ──"
+        else:
+            ended = ""
         self.query_one("#activity", Static).update(
             " ".join(p for p in (f"[dim]{ended}[/dim]" if ended else "",
                                  f"model: [i]{escape(text)}[/i]" if text else "") if p))
