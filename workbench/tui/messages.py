@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from workbench.core.wording import ArmInfo
     from workbench.runner.batch import BatchResult, Progress, RunOutcome
     from workbench.runner.proof import CheckResult
+    from workbench.tui.estimate import HostTimes
 
 
 class WorkbenchMessage(Message):
@@ -122,11 +123,11 @@ class BatchRecordsLoaded(WorkbenchMessage):
 
 
 class EstimateMade(WorkbenchMessage):
-    """The batch form's time/cost estimate, computed from earlier records in a worker."""
+    """Earlier records' durations and costs per host were read (in a worker): the batch estimate's input."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, times: dict[str, HostTimes]) -> None:
         super().__init__()
-        self.text = text
+        self.times = times
 
 
 class BatchStarted(WorkbenchMessage):

@@ -26,7 +26,7 @@ from textual.widgets import Checkbox, DataTable, Footer, Header, Input, Progress
 from workbench.core.errors import InputError
 from workbench.core.models import RunRecord
 from workbench.core.summary import is_hit, overall
-from workbench.tui.estimate import estimate
+from workbench.tui.estimate import HostTimes, estimate_from
 from workbench.tui.fields import invalid_reason
 from workbench.tui.jobs import BatchJob
 from workbench.tui.keys import ActsNow
@@ -84,6 +84,8 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         self.row_id: str | None = None
         self.script: Script | None = None
         """A scripted model for the next batches (tests, bench): overrides the script field."""
+        self.times: dict[str, HostTimes] | None = None
+        """Earlier runs' durations and costs per host (read in a worker; None until read)."""
 
     def compose(self) -> ComposeResult:
         view = self.app.view
@@ -120,6 +122,7 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         table.add_columns("arm", "case", "hits/valid [95% CI]", "invalid", "0% ─ rate ─ 100%")
         self.query_one("#progress", ProgressBar).display = False  # shown once a batch runs
         self.refresh_choices()
+        self.read_times()
 
     def on_screen_resume(self) -> None:
         if self.job is None:
@@ -215,19 +218,24 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             self.query_one("#estimate", Static).update(f"[yellow]{escape(str(exc))}[/yellow]")
             return
         runs = len(f["cases"]) * f["runs"] * len(f["hosts"]) * len(f["arms"])
-        self.estimate_for(runs, f["hosts"], f["jobs"])
+        if self.times is None:
+            self.query_one("#estimate", Static).update(f"estimate: {runs} runs · reading earlier records …")
+            return
+        self.query_one("#estimate", Static).update(
+            f"estimate: {estimate_from(runs, f['hosts'], f['jobs'], self.times).text()}")
 
     @work(thread=True, exclusive=True, group="estimate", exit_on_error=False)
-    def estimate_for(self, runs: int, hosts: list[str], jobs: int) -> None:
-        """The estimate from earlier records, read in a worker (a keystroke never waits on disk)."""
+    def read_times(self) -> None:
+        """Earlier records' durations and costs, read once in a worker (a keystroke never waits on disk)."""
         from workbench.tui.data import record_files
+        from workbench.tui.estimate import host_times
 
-        text = f"estimate: {estimate(runs, hosts, jobs, record_files(self.app.view.ws)).text()}"
-        self.post_message(EstimateMade(text))
+        self.post_message(EstimateMade(host_times(record_files(self.app.view.ws))))
 
     @on(EstimateMade)
     def estimate_made(self, message: EstimateMade) -> None:
-        self.query_one("#estimate", Static).update(message.text)
+        self.times = message.times
+        self.update_estimate()
 
     def config(self, f: dict[str, Any]) -> Any:
         """The runner's BatchConfig for the form, built and checked as the CLI batch's (arms by the one
@@ -337,6 +345,7 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
     @on(BatchFinished)
     def finished(self, message: BatchFinished) -> None:
         self.job = None
+        self.read_times()  # the new runs inform the next estimate
         self.refresh_bindings()
         colour = "red" if message.note.startswith(("not started", "stopped")) else "b"
         where = f" · {len(self.records)} record(s) of this plan in {escape(self.record_path)}" if self.record_path \
