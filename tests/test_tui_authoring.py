@@ -90,4 +90,4 @@ async def test_promote_runs_a_batch_with_progress_and_results(tmp_path: Path) ->
         records = load_file(ws.records_dir / "batch.jsonl").records
         assert len(records) == planned and {r.arm for r in records} == {"baseline", "docs-weak"}
         assert all(r.condition == "unconfined" for r in records)
-        assert "├" in str(table.get_row_at(0)[3]) or "●" in str(table.get_row_at(0)[3])
+        assert "├" in str(table.get_row_at(0)[4]) or "●" in str(table.get_row_at(0)[4])

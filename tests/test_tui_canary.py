@@ -112,3 +112,27 @@ async def test_cancel_kills_the_host_process_group_and_records_the_run_as_invali
         assert scored.record.valid is False and scored.record.invalid_reason == "cancelled"
         assert not any(c.kind == "edit" for c in scored.record.calls), "the run stopped before its edit"
         assert load_file(ws.records_dir / "canary.jsonl").records[0].invalid_reason == "cancelled"
+
+
+@run_async
+async def test_a_text_only_negative_shows_the_models_text_the_end_rule_and_one_verdict(tmp_path: Path) -> None:
+    app = make_app(make_workspace(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.action_show("canary")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CanaryScreen)
+        screen.query_one("#case", expect_type=None).value = "negative-explain-app"  # type: ignore[attr-defined]
+        screen.script = parse_script({"steps": [{"say": "The app prints a greeting and exits."}]})
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, app, "RunScored")
+        await pilot.pause(0.2)
+        record = next(m for m in app.journal if isinstance(m, RunScored)).record
+        text = " ".join(screen_text(app).split())  # lines wrap at 80 columns
+        verdict = str(screen.query_one("#verdict", Static).render())
+    assert record.valid and record.overall == "clean" and not record.calls
+    assert "end of run: no tool call · the moment (end) came" in text and "The app prints a greeting" in text
+    assert "verdict:  clean" in verdict or "verdict: clean" in " ".join(verdict.split())
+    assert "no-output" not in verdict and verdict.count("→") == 1, verdict
+    assert "negative-explain-app" in text and "moment" in text, "the context line stays after the run"

@@ -50,3 +50,86 @@ def test_workbench_starts_on_rows_and_c_shows_the_verdict(tmp_path: Path) -> Non
         child.close(force=True)
     assert verdict in {"fired", "skip", "read-noaction", "skip-noaction"}
     assert (ws.records_dir / "canary.jsonl").is_file()
+
+
+class Tmux:
+    """A private tmux server (its own socket) running one command in an 80x24 window."""
+
+    def __init__(self, socket: str, cwd: Path, command: str, size: tuple[int, int] = (80, 24)) -> None:
+        import subprocess
+
+        self.run = lambda *args: subprocess.run(["tmux", "-L", socket, *args], check=True, capture_output=True,
+                                                text=True).stdout
+        env = {**os.environ, "TERM": "xterm-256color"}
+        env.pop("TMUX", None)
+        subprocess.run(["tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", "wb", "-x", str(size[0]),
+                        "-y", str(size[1]), "-c", str(cwd), command], check=True, env=env)
+
+    def keys(self, *keys: str, literal: bool = False) -> None:
+        self.run("send-keys", "-t", "wb", *(["-l"] if literal else []), *keys)
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "wb")
+
+    def wait(self, pattern: str, cap: float) -> str:
+        """The screen once PATTERN shows on it with its footer drawn (fails after CAP seconds)."""
+        end = time.monotonic() + cap
+        text = ""
+        while time.monotonic() < end:
+            text = self.screen()
+            if re.search(pattern, text) and "palette" in text.rstrip("\n").split("\n")[-1]:
+                return text  # the footer is drawn too: the screen is whole
+            time.sleep(0.2)
+        raise AssertionError(f"{pattern!r} not on screen:\n{text}")
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.run("kill-server")
+
+
+def fits(text: str, size: tuple[int, int] = (80, 24)) -> None:
+    lines = text.rstrip("\n").split("\n")
+    assert len(lines) <= size[1] and all(len(line) <= size[0] for line in lines), text
+    assert "Trigger Workbench" in lines[0] or "—" in lines[0], "the header is on screen"
+    assert "^p" in lines[-1] or "palette" in lines[-1], "the footer is on screen"
+
+
+def test_draft_canary_then_promote_to_a_finished_batch_in_tmux_at_80x24(tmp_path: Path) -> None:
+    """As a user at 80x24: edit a row, `c` runs the draft on sim, `b` saves it as an arm and the
+    batch of baseline vs it finishes; every screen fits with header and footer."""
+    if shutil.which("tmux") is None:
+        import pytest
+
+        pytest.skip("tmux is not installed")
+    ws = make_workspace(tmp_path)
+    exe = shutil.which("workbench", path=str(Path(sys.executable).parent))
+    assert exe is not None
+    tmux = Tmux(f"wb-test-{os.getpid()}", ws.root, exe)
+    try:
+        fits(tmux.wait(r"ops/commit", 60))
+        tmux.keys("e")
+        tmux.wait(r"\^s save arm\s+▏", 20)  # the editor has focus: the footer shows only what acts there
+        tmux.keys("Right", "Right")
+        tmux.keys("Always: ", literal=True)
+        fits(tmux.wait(r"modified: unsaved draft", 20))
+        tmux.keys("Escape")
+        tmux.wait(r"c canary", 20)  # back on the table (a key right after escape would read as alt+key)
+        tmux.keys("c")
+        text = tmux.wait(r"verdict:\s+(fired|skip|read-noaction|skip-noaction)", 120)
+        fits(text)
+        assert "draft of ops/commit" in text, text
+        tmux.keys("1")
+        tmux.wait(r"c canary", 20)
+        tmux.keys("b")
+        tmux.wait(r"Save this wording as arm", 20)
+        tmux.keys("Enter")
+        fits(tmux.wait(r"promote row ops/commit: baseline vs commit-1", 30))
+        tmux.keys("C-r")
+        text = tmux.wait(r"batch ended: complete", 600)
+        fits(text)
+        assert "commit-1" in text and "record(s) of this plan in" in text, text
+    finally:
+        tmux.close()
+    canary = [r for r in (ws.records_dir / "canary.jsonl").read_text().splitlines() if r]
+    assert len(canary) == 1 and '"arm":"draft"' in canary[0].replace(" ", "")
+    assert "Always:" not in (ws.plugin_dir / "skills/ops/SKILL.md").read_text(), "the draft never touched the file"

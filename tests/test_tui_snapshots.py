@@ -1,4 +1,5 @@
-"""Text snapshots of the main screens at 120x40 (Textual's own render, colours dropped).
+"""Text snapshots of EVERY screen at 80x24, 120x40 and 200x50 (Textual's own render, colours dropped),
+and at each size the screen's essentials are on screen (nothing essential cut or zero-height).
 
 pytest-textual-snapshot 1.1.0 needs pytest<9 and we pin pytest 9.2, so the screens are compared
 as plain text in tests/snapshots/*.txt. `UPDATE_SNAPSHOTS=1 pytest tests/test_tui_snapshots.py`
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input
-from tui_support import make_workspace, run_async
+from tui_support import make_workspace, run_async, wait_for
 
 from workbench.core.models import Call, RunRecord
 from workbench.core.records import append_record
@@ -20,6 +21,17 @@ from workbench.tui.app import make_app
 from workbench.tui.screentext import screen_text
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
+SIZES = [(80, 24), (120, 40), (200, 50)]
+ESSENTIALS = {
+    "rows": ["ops/commit", "ops/incident", "wording", "lint: clean", "arms of this row", "q quit"],
+    "canary": ["host", "model", "script", "arm", "case", "╰", "ctrl+r"],
+    "batch": ["baseline", "hosts", "model", "script", "runs", "confined", "cases", "results", "hits/valid",
+              "estimate:", "start batch"],
+    "records": ["12 record(s) from 1 file(s) · 12 shown", "condition", "negative-explain-app", "opened"],
+    "compare": ["Δ pp", "paired p", "flaky", "-33.3", "FLAKY", "A hits/n", "0/3"],
+    "postinstall": ["host", "model", "script", "REAL home", "╰", "run check"],
+    "help": ["Trigger Workbench", "no input focused", "Post-install", "ctrl+z", "Call pane", "its reason"],
+}
 
 
 def check(name: str, text: str) -> None:
@@ -48,27 +60,51 @@ def records(path: Path) -> None:
                                           overall=verdict, verdict={"docs.md": verdict}))  # type: ignore[dict-item]
 
 
-@run_async
-async def test_rows_screen(tmp_path: Path) -> None:
-    app = make_app(make_workspace(tmp_path))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
-        check("rows", screen_text(app))
-        await pilot.press("question_mark")
-        await pilot.pause(0.3)
-        check("help", screen_text(app))
+async def settled(pilot: object, app: object) -> str:
+    """The screen's text once two looks in a row agree and the footer is drawn (no fixed sleep)."""
+    before = ""
+    for _ in range(100):
+        await pilot.pause(0.1)  # type: ignore[attr-defined]
+        now = screen_text(app)  # type: ignore[arg-type]
+        if now == before and now.rstrip().splitlines()[-1].strip():
+            return now
+        before = now
+    raise AssertionError("the screen never settled")
 
 
+def essentials(name: str, text: str, size: tuple[int, int]) -> None:
+    lines = text.split("\n")
+    assert len(lines) == size[1], f"{name}: {len(lines)} lines at {size}"
+    missing = [e for e in ESSENTIALS[name] if e not in text]
+    assert not missing, f"{name} at {size[0]}x{size[1]} lacks {missing}:\n{text}"
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 @run_async
-async def test_records_and_compare_screens(tmp_path: Path) -> None:
+async def test_every_screen(tmp_path: Path, size: tuple[int, int]) -> None:
     ws = make_workspace(tmp_path)
     ws.records_dir.mkdir()
     records(ws.records_dir / "batch.jsonl")
     app = make_app(ws)
-    async with app.run_test(size=(120, 40)) as pilot:
-        for name in ("records", "compare"):
+    tag = f"{size[0]}x{size[1]}"
+    async with app.run_test(size=size) as pilot:
+        text = await settled(pilot, app)
+        essentials("rows", text, size)
+        check(f"rows-{tag}", text)
+        await pilot.press("question_mark")
+        text = await settled(pilot, app)
+        essentials("help", text, size)
+        check(f"help-{tag}", text)
+        await pilot.press("escape")
+        for name in ("canary", "batch", "records", "compare", "postinstall"):
             await app.action_show(name)
             await pilot.pause(0.3)
-            app.screen.query_one("#files", Input).value = "records/batch.jsonl"
-            await pilot.pause(0.3)
-            check(name, screen_text(app))
+            if name == "batch":
+                await wait_for(pilot, app, "EstimateMade")
+                await pilot.pause(0.1)
+            for field, value in (("#files", "records/batch.jsonl"), ("#pi-case", "canaries/post-install.toml")):
+                for widget in app.screen.query(field).results(Input):
+                    widget.value = value  # the temp folder's path would make the snapshot differ per run
+            text = await settled(pilot, app)
+            essentials(name, text, size)
+            check(f"{name}-{tag}", text)

@@ -11,6 +11,7 @@ would then measure something no sha names.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import tarfile
 from collections.abc import Mapping
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from workbench.core.workspace import Workspace
 
 WORKTREE = "@worktree"
+DRAFT = "draft"
+"""The arm name of an unsaved draft: the folder as it is with the draft's files applied in the run's copy."""
 
 
 @dataclass(frozen=True)
@@ -42,10 +45,22 @@ class Arm:
     """Environment the host gets for this arm (e.g. a hook's off-switch, `EVAL_INJECTION_OFF=1`)."""
     cases: frozenset[str] | None = None
     """The case ids this arm runs in a batch (None: every case); a no-row control runs only its row's cases."""
+    edits: Mapping[str, str] = field(default_factory=dict)
+    """A draft's files (path inside the plugin folder -> full text), written into the run's copy only."""
 
     @property
     def worktree(self) -> bool:
         return self.sha is None
+
+    @property
+    def source(self) -> str | None:
+        """What the record names as the arm's source: the sha, or a draft's content hash (`draft-…`)."""
+        if self.sha is not None or not self.edits:
+            return self.sha
+        digest = hashlib.sha256()
+        for path in sorted(self.edits):
+            digest.update(path.encode() + b"\0" + self.edits[path].encode() + b"\0")
+        return f"draft-{digest.hexdigest()[:16]}"
 
 
 def parse_arms(spec: str) -> list[tuple[str, str]]:
@@ -121,6 +136,20 @@ def resolve(ws: Workspace, name: str, ref: str = "", *, plugin: Path | None = No
     return replace(resolve_arm(ws.plugin_dir, name, ref), env=env)
 
 
+def draft_arm(ws: Workspace, edits: Mapping[Path, str]) -> Arm:
+    """The unsaved draft as an arm: the plugin folder as it is, each file of EDITS (absolute path in
+    the plugin -> new full text) replaced in the run's copy only; the user's files are never written."""
+    base = resolve(ws, DRAFT, WORKTREE, allow_worktree=True)
+    folder = ws.plugin_dir.resolve()
+    rel: dict[str, str] = {}
+    for path, text in edits.items():
+        try:
+            rel[path.resolve().relative_to(folder).as_posix()] = text
+        except ValueError:
+            raise InputError(f"draft file {path} is outside the plugin folder {folder}", field="draft") from None
+    return replace(base, ref="@draft", edits=rel)
+
+
 def archive(arm: Arm) -> bytes:
     """The tar of the plugin folder at the arm's sha (`git archive SHA -- SUBDIR`)."""
     if arm.sha is None:
@@ -140,6 +169,8 @@ def build_copy(arm: Arm, dest: Path, tar: bytes | None = None) -> Path:
         from workbench.runner.fixture import copy_tree  # no link followed out of the plugin
 
         copy_tree(arm.repo_root / arm.subdir, dest)
+        for rel, text in arm.edits.items():
+            (dest / rel).write_text(text, encoding="utf-8")
         return dest
     data = tar if tar is not None else archive(arm)
     dest.mkdir(parents=True)

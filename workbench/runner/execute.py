@@ -139,7 +139,7 @@ def build_record(request: RunRequest, run: HostRun, spec: ScoreSpec, redactor: R
     record = RunRecord(
         condition=request.condition, host=run.host, host_version=run.host_version, model=request.recorded_model,
         served_model=run.served_model, effort=request.effort, arm=arm.name if arm else None,
-        source=arm.sha if arm else None, case_id=case.id, target=case.target, kind=case.kind,
+        source=arm.source if arm else None, case_id=case.id, target=case.target, kind=case.kind,
         run=request.identity.run, batch=request.identity.batch, batch_planned=request.identity.planned,
         stop_rule=request.identity.stop_rule,
         moment=case.moment, required=list(case.required), calls=kept, required_read_at=dict(result.reads),

@@ -21,6 +21,7 @@ from textual.worker import Worker
 from workbench.core.workspace import Workspace, load_workspace
 from workbench.failure import describe
 from workbench.tui.data import WorkspaceView
+from workbench.tui.keys import printable_actions, typing
 from workbench.tui.messages import CanaryRequested, WorkbenchMessage, WorkerFailed
 
 JOURNAL_SIZE = 5000
@@ -55,15 +56,18 @@ class WorkbenchApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "Trigger Workbench"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
+    """Below 140 columns, Rows stacks its detail under the table (screens read the class from CSS)."""
     BINDINGS = [
-        Binding("1", "show('rows')", "rows"),
-        Binding("2", "show('canary')", "canary"),
-        Binding("3", "show('batch')", "batch"),
-        Binding("4", "show('records')", "records"),
-        Binding("5", "show('compare')", "compare"),
-        Binding("6", "show('postinstall')", "post-install"),
+        Binding("1", "show('rows')", "screens", key_display="1…6"),
+        Binding("2", "show('canary')", "canary", show=False),
+        Binding("3", "show('batch')", "batch", show=False),
+        Binding("4", "show('records')", "records", show=False),
+        Binding("5", "show('compare')", "compare", show=False),
+        Binding("6", "show('postinstall')", "post-install", show=False),
         Binding("question_mark,f1", "help", "help"),
         Binding("q", "quit", "quit"),
+        Binding("escape", "leave_input", "leave input", show=False),
     ]
 
     def __init__(self, ws: Workspace) -> None:
@@ -97,6 +101,52 @@ class WorkbenchApp(App[None]):
         self.notify(line, title=f"{worker.group} failed", severity="error", timeout=10)
         screen.post_message(WorkerFailed(worker.group, line))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Digit, `q` and `?` keys type into a focused input: hidden from the footer then."""
+        if action in printable_actions(self.BINDINGS) and typing(self.screen):
+            return False
+        if action == "leave_input":
+            return typing(self.screen)
+        return True
+
+    def action_leave_input(self) -> None:
+        """Escape leaves an input: the screen's keys act again."""
+        self.screen.set_focus(None)
+
+    def busy(self) -> list[str]:
+        """What quitting now would throw away: unsaved drafts and running work."""
+        out = []
+        rows = self.get_screen("rows")
+        unsaved: list[str] = getattr(rows, "unsaved", list)()
+        if unsaved:
+            out.append(f"{len(unsaved)} unsaved draft(s): {', '.join(unsaved)}")
+        for name, what in (("canary", "a canary"), ("batch", "a batch"), ("postinstall", "a post-install check")):
+            screen = self._installed_screens.get(name)
+            if isinstance(screen, Screen) and getattr(screen, "busy", False):
+                out.append(f"{what} is running")
+        return out
+
+    async def action_quit(self) -> None:
+        """Quit; unsaved drafts or running work are named first and must be confirmed."""
+        from workbench.tui.screens.confirm import ConfirmScreen
+
+        busy = self.busy()
+        if not busy:
+            self.exit()
+            return
+
+        def answered(go: bool | None) -> None:
+            if go:
+                for name in ("canary", "batch", "postinstall"):
+                    screen = self._installed_screens.get(name)
+                    stop = getattr(screen, "stop_work", None)
+                    if isinstance(screen, Screen) and stop is not None:
+                        stop()
+                self.exit()
+
+        self.push_screen(ConfirmScreen("Quit? " + "; ".join(busy) + " (running work is stopped, drafts are lost)."),
+                         answered)
+
     def kinds(self) -> list[str]:
         """Names of the journal's messages, in order (tests)."""
         return [type(m).__name__ for m in self.journal]
@@ -114,31 +164,47 @@ class WorkbenchApp(App[None]):
 
     @on(CanaryRequested)
     async def canary_requested(self, message: CanaryRequested) -> None:
+        from workbench.tui.jobs import Draft
         from workbench.tui.screens.canary import CanaryScreen
 
         case = self.view.first_positive(message.row_id)
         if case is None:
             self.notify(f"row {message.row_id} has no positive case in {self.view.ws.cases_dir}", severity="warning")
             return
+        row = self.view.row(message.row_id)
+        draft = None
+        if message.draft is not None and row is not None and row.file is not None:
+            draft = Draft(row.id, row.file, row.line, message.draft)
         await self.action_show("canary")
         screen = self.get_screen("canary")
         assert isinstance(screen, CanaryScreen)
-        screen.launch(case)
+        screen.launch(case, draft)
 
-    async def promote(self, row_id: str) -> None:
-        """Open the batch screen set up for ROW: baseline vs the row's newest arm."""
+    async def promote(self, row_id: str, arm: str | None = None) -> None:
+        """Open the batch screen set up for ROW: baseline vs ARM (default: the row's newest arm)."""
         from workbench.tui.screens.batch import BatchScreen
 
         await self.action_show("batch")
         screen = self.get_screen("batch")
         assert isinstance(screen, BatchScreen)
-        screen.promote(row_id)
+        screen.promote(row_id, arm)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for name, (title, help_text) in SCREENS.items():
             yield SystemCommand(f"Go to {title}", help_text, lambda n=name: self.run_action(f"show('{n}')"))
         yield SystemCommand("Help", "keys of every screen", self.action_help)
+        actions = {"rows": [("Run canary of the selected row's draft", "canary"),
+                            ("Promote the selected row to a batch", "promote"), ("Save the draft as an arm", "save")],
+                   "canary": [("Run canary", "run"), ("Cancel the canary", "cancel")],
+                   "batch": [("Start the batch", "start"), ("Abort the batch", "abort")],
+                   "records": [("Open the records files", "load")], "compare": [("Compare the arms", "compare")],
+                   "postinstall": [("Run the post-install check", "run")]}
+        for name, items in actions.items():
+            if screen is self._installed_screens.get(name):
+                for title, action in items:
+                    yield SystemCommand(title, f"{SCREENS[name][0]}: {action}",
+                                        lambda a=action: self.screen.run_action(a))
 
 
 def make_app(ws: Workspace | None = None, *, cwd: Path | None = None) -> WorkbenchApp:

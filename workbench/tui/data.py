@@ -32,6 +32,8 @@ class WorkspaceView:
     audit: dict[str, list[Finding]] = field(default_factory=dict)
     unattached: list[Finding] = field(default_factory=list)
     cases: list[Case] = field(default_factory=list)
+    scripts: list[Path] = field(default_factory=list)
+    """Scripted-model files of the canaries folder (offline self-checks): the forms' script choices."""
     problems: list[str] = field(default_factory=list)
 
     @classmethod
@@ -59,6 +61,8 @@ class WorkspaceView:
                     self.unattached.append(f)
         except OSError as exc:
             self.problems.append(f"audit: {exc}")
+        folder = self.ws.canaries_dir
+        self.scripts = sorted(folder.glob("*.json")) if folder.is_dir() else []
         try:
             self.cases = load_cases(self.ws.cases_dir) if self.ws.cases_dir.is_dir() else []
         except InputError as exc:
@@ -104,7 +108,9 @@ def _commit_row(ws: Workspace, sha: str) -> str | None:
 
 
 def lint_edit(view: WorkspaceView, row: Row, new_text: str) -> list[Finding] | None:
-    """Lint findings of ROW as if its line read NEW_TEXT (the editor's live feedback); None: not a row."""
+    """Lint findings of ROW as if its line read NEW_TEXT (the editor's live feedback), dangling links
+    included; None: not a row."""
+    from workbench.core.audit import dangling
     from workbench.core.wording import replace_line
 
     if row.file is None or "\n" in new_text.strip("\n"):
@@ -115,7 +121,8 @@ def lint_edit(view: WorkspaceView, row: Row, new_text: str) -> list[Finding] | N
         return None
     from dataclasses import replace
 
-    return lint_rows([replace(r, id=row.id) for r in edited], max_row_chars=view.ws.config.audit.max_row_chars)
+    rows = [replace(r, id=row.id) for r in edited]
+    return lint_rows(rows, max_row_chars=view.ws.config.audit.max_row_chars) + dangling(rows)
 
 
 def record_files(ws: Workspace) -> list[Path]:

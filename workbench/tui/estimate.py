@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from workbench.core import stats
 from workbench.core.errors import InputError
 from workbench.core.records import load_files
 
@@ -36,12 +35,43 @@ def _seconds(start: str | None, end: str | None) -> float | None:
         return None
 
 
-def estimate(runs: int, hosts: list[str], jobs: int, files: list[Path]) -> Estimate:
-    """Mean duration and cost of earlier valid runs on HOSTS in FILES, times the planned RUNS."""
+@dataclass
+class HostTimes:
+    """One host's earlier valid runs: known durations and costs, summed (the estimate's inputs)."""
+
+    seconds: float = 0.0
+    timed: int = 0
+    cost: float = 0.0
+    costed: int = 0
+
+
+def host_times(files: list[Path]) -> dict[str, HostTimes]:
+    """Per host, the summed durations and costs of the valid runs in FILES (read once, in a worker)."""
     try:
-        records = [r for r in load_files(files, lenient=True).records if r.host in hosts and r.valid]
+        records = [r for r in load_files(files, lenient=True).records if r.valid]
     except InputError:
         records = []
-    secs, _ = stats.mean_known(_seconds(r.started_at, r.finished_at) for r in records)
-    cost, _ = stats.mean_known(r.usage.cost_usd for r in records)
+    out: dict[str, HostTimes] = {}
+    for r in records:
+        t = out.setdefault(r.host, HostTimes())
+        secs = _seconds(r.started_at, r.finished_at)
+        if secs is not None:
+            t.seconds, t.timed = t.seconds + secs, t.timed + 1
+        if r.usage.cost_usd is not None:
+            t.cost, t.costed = t.cost + r.usage.cost_usd, t.costed + 1
+    return out
+
+
+def estimate_from(runs: int, hosts: list[str], jobs: int, times: dict[str, HostTimes]) -> Estimate:
+    """Mean duration and cost of the earlier valid runs on HOSTS, times the planned RUNS (no I/O:
+    a keystroke's estimate)."""
+    known = [times[h] for h in hosts if h in times]
+    timed, costed = sum(t.timed for t in known), sum(t.costed for t in known)
+    secs = sum(t.seconds for t in known) / timed if timed else None
+    cost = sum(t.cost for t in known) / costed if costed else None
     return Estimate(runs, secs, cost, jobs)
+
+
+def estimate(runs: int, hosts: list[str], jobs: int, files: list[Path]) -> Estimate:
+    """Mean duration and cost of earlier valid runs on HOSTS in FILES, times the planned RUNS."""
+    return estimate_from(runs, hosts, jobs, host_times(files))

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from workbench.core.wording import ArmInfo
     from workbench.runner.batch import BatchResult, Progress, RunOutcome
     from workbench.runner.proof import CheckResult
+    from workbench.tui.estimate import HostTimes
 
 
 class WorkbenchMessage(Message):
@@ -75,19 +76,23 @@ class RunFailed(WorkbenchMessage):
 
 
 class CanaryRequested(WorkbenchMessage):
-    """A screen asked for a canary of a row's case (the app switches to the canary screen)."""
+    """A screen asked for a canary of a row's case (the app switches to the canary screen); `draft` is
+    the row's unsaved wording to run instead of the file's (None: the row as it is)."""
 
-    def __init__(self, row_id: str) -> None:
+    def __init__(self, row_id: str, draft: str | None = None) -> None:
         super().__init__()
         self.row_id = row_id
+        self.draft = draft
 
 
 class ArmCreated(WorkbenchMessage):
-    """A row's edited wording was committed as an arm."""
+    """A row's edited wording was committed as an arm (`promote`: a batch of it was asked for)."""
 
-    def __init__(self, arm: ArmInfo) -> None:
+    def __init__(self, arm: ArmInfo, row_id: str | None = None, promote: bool = False) -> None:
         super().__init__()
         self.arm = arm
+        self.row_id = row_id
+        self.promote = promote
 
 
 class ArmFailed(WorkbenchMessage):
@@ -105,6 +110,24 @@ class ProofChecked(WorkbenchMessage):
         super().__init__()
         self.results = results
         self.confined = confined
+
+
+class BatchRecordsLoaded(WorkbenchMessage):
+    """The batch's records file was read: the records of this plan already in it (resume, re-runs)."""
+
+    def __init__(self, records: list[RunRecord], path: str, planned: int) -> None:
+        super().__init__()
+        self.records = records
+        self.path = path
+        self.planned = planned
+
+
+class EstimateMade(WorkbenchMessage):
+    """Earlier records' durations and costs per host were read (in a worker): the batch estimate's input."""
+
+    def __init__(self, times: dict[str, HostTimes]) -> None:
+        super().__init__()
+        self.times = times
 
 
 class BatchStarted(WorkbenchMessage):

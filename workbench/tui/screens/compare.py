@@ -23,6 +23,7 @@ from workbench.core.records import load_files
 from workbench.core.summary import Summary, summarize
 from workbench.tui.data import record_files
 from workbench.tui.widgets.bars import interval_bar, rate_text
+from workbench.tui.widgets.runform import LabelledSelect, labelled
 
 if TYPE_CHECKING:
     from workbench.tui.app import WorkbenchApp
@@ -51,10 +52,10 @@ class CompareScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Input(placeholder="records files (comma-separated)", id="files")
+        yield labelled(Input(placeholder="records files (comma-separated)", id="files"), "records files (enter opens)")
         with Horizontal(classes="form"):
-            yield Select([], prompt="arm A (baseline)", id="arm-a")
-            yield Select([], prompt="arm B", id="arm-b")
+            yield labelled(LabelledSelect([], prompt="arm A (baseline)", id="arm-a"), "arm A")
+            yield labelled(LabelledSelect([], prompt="arm B", id="arm-b"), "arm B")
         yield DataTable(id="compare-table", zebra_stripes=True)
         yield Static("", id="plot")
         yield Footer()
@@ -62,8 +63,8 @@ class CompareScreen(Screen[None]):
     def on_mount(self) -> None:
         self.title = "Compare"
         self.sub_title = self.app.workspace_label
-        self.query_one(DataTable).add_columns("host", "target", "case", "A hits/n [CI]", "B hits/n [CI]", "Δ pp",
-                                              "flaky", "paired p")
+        self.query_one(DataTable).add_columns("host", "target", "case", "Δ pp", "paired p", "flaky", "A hits/n [CI]",
+                                              "B hits/n [CI]")
         self.query_one("#files", Input).value = ",".join(str(f) for f in record_files(self.app.view.ws))
         self.action_load()
         self.query_one(DataTable).focus()
@@ -103,16 +104,15 @@ class CompareScreen(Screen[None]):
             cell_a, cell_b = self.summary.cells[key], self.summary.cells[(key[0], str(b), key[2], key[3])]
             delta = "-" if row["delta_pp"] is None else f"{row['delta_pp']:+.1f}"
             flaky = sorted(set(f for c in (cell_a, cell_b) for f, h in c.hits_by_case().items() if stats.flaky(h)))
-            table.add_row(row["host"], row["target"], "all", rate_text(row["hits_a"], row["valid_a"]),
-                          rate_text(row["hits_b"], row["valid_b"]), delta, "FLAKY" if flaky else "",
-                          f"{row['mcnemar_p']:.3f}")
+            table.add_row(row["host"], row["target"], "all", delta, f"{row['mcnemar_p']:.3f}", "FLAKY" if flaky else "",
+                          rate_text(row["hits_a"], row["valid_a"]), rate_text(row["hits_b"], row["valid_b"]))
             by_a, by_b = cell_a.hits_by_case(), cell_b.hits_by_case()
             for case in sorted(set(by_a) | set(by_b)):
                 ha, hb = by_a.get(case, []), by_b.get(case, [])
                 d = stats.delta_pp(sum(ha), len(ha), sum(hb), len(hb))
-                table.add_row("", "", case, rate_text(sum(ha), len(ha)), rate_text(sum(hb), len(hb)),
-                              "-" if d is None else f"{d:+.1f}",
-                              "FLAKY" if stats.flaky(ha) or stats.flaky(hb) else "", "")
+                table.add_row("", "", case, "-" if d is None else f"{d:+.1f}", "",
+                              "FLAKY" if stats.flaky(ha) or stats.flaky(hb) else "",
+                              rate_text(sum(ha), len(ha)), rate_text(sum(hb), len(hb)))
             plot.append(f"{escape(row['target'][:16]):<16} A {interval_bar(row['hits_a'], row['valid_a'], 30)} "
                         f"{rate_text(row['hits_a'], row['valid_a'])}")
             plot.append(f"{'':<16} B {interval_bar(row['hits_b'], row['valid_b'], 30)} "

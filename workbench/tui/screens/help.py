@@ -1,4 +1,4 @@
-"""Help: what each screen is for and its keys, generated from the bindings themselves."""
+"""Help: what the loop is and which key works where, compact enough to fit an 80x24 terminal."""
 
 from __future__ import annotations
 
@@ -6,35 +6,27 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Markdown
+from textual.widgets import Static
 
 TEXT = """\
-# Trigger Workbench
+[b]Trigger Workbench[/b]: does the agent read the row's procedure BEFORE the action?
+[b]Loop[/b]: [b]e[/b] edit a row (its draft stays with it, [b]●[/b] unsaved) · [b]c[/b] canary of it
+· [b]b[/b] save it as an arm and batch it vs baseline · read Records, Compare.
+In an input keys type; [b]escape[/b] leaves it. Footer: the keys that act now.
 
-Measure whether an agent reads the procedure a routing row links **before** the action it governs.
-
-**Loop**: edit a row's wording (Rows, `e`), save it as an arm (`ctrl+s`), watch a canary live
-(`c`), promote the wording to a batch against the baseline (`b`), read the result (Records, Compare).
-
-| key | where | what |
-|---|---|---|
-| `1`…`6` | anywhere | Rows · Canary · Batch · Records · Compare · Post-install check |
-| `ctrl+p` | anywhere | command palette |
-| `?` / `f1` | anywhere | this help |
-| `q` | anywhere | quit |
-| `c` | Rows | canary of the selected row's first positive case on the default host (sim) |
-| `e`, `escape` | Rows | edit the row (lint follows as you type), back to the rows |
-| `ctrl+s` | Rows | save the edited wording as an arm (commit on `workbench/arm/NAME`) |
-| `b` | Rows | promote the row to a batch (baseline vs its newest arm) |
-| `ctrl+r`, `x` | Canary | run, cancel (kills the host's process group) |
-| `enter` | a call | expand its tool result |
-| `ctrl+r`, `x` | Batch | start, abort (records already written stay) |
-| `enter` | Records | the selected run's calls |
-| `ctrl+r` | Compare / Post-install | compute / run |
-
-In the call pane a green **READ** marks the first successful read of a required file, a red
-**REFUSED**/**FAILED** a read that did not happen, and the yellow line the moment. The verdict
-line is the scorer's answer for the calls so far.
+[b]Any screen, no input focused[/b]
+  [b]1…6[/b]      Rows · Canary · Batch · Records · Compare · Post-install
+  [b]q[/b]        quit (asks first if drafts are unsaved or work runs)
+  [b]?[/b] / [b]f1[/b]   this help (f1 also in an input) · [b]ctrl+p[/b] palette
+[b]Rows[/b]       [b]c[/b] canary of the draft · [b]b[/b] batch · [b]e[/b] edit, [b]escape[/b] back
+           [b]ctrl+s[/b] save the draft as an arm · [b]ctrl+z[/b] drop it
+[b]Canary[/b]     [b]ctrl+r[/b] run · [b]x[/b] cancel (kills the host's processes)
+[b]Batch[/b]      [b]ctrl+r[/b] start · [b]x[/b] abort (written records stay)
+[b]Records[/b]    [b]enter[/b] a run's calls · [b]ctrl+o[/b] open the files
+[b]Compare[/b]    [b]ctrl+r[/b] compare · [b]Post-install[/b] [b]ctrl+r[/b] run
+[b]Call pane[/b]  [b]enter[/b] expand · green READ: first successful read
+           red REFUSED/FAILED: no read · yellow: the moment
+           an invalid run shows its reason, never a verdict
 """
 
 
@@ -45,4 +37,4 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
-            yield Markdown(TEXT)
+            yield Static(TEXT)

@@ -20,9 +20,9 @@ from workbench.core.errors import InputError
 from workbench.core.runstate import RunState
 from workbench.tui.jobs import PostinstallJob
 from workbench.tui.messages import RunFailed, RunScored
-from workbench.tui.screens.canary import HOSTS
 from workbench.tui.screens.live import LiveRunScreen
 from workbench.tui.widgets.callpane import CallPane
+from workbench.tui.widgets.runform import chosen_script, effort_input, host_select, labelled, model_input, script_select
 
 if TYPE_CHECKING:
     from workbench.tui.app import WorkbenchApp
@@ -40,25 +40,33 @@ class PostinstallScreen(LiveRunScreen):
         self.home = Path.home()
         """The live HOME the host runs with (tests: a fake one)."""
         self.script: object | None = None
-        """A scripted model for the next runs (tests); None: the host's own model or policy."""
+        """A scripted model for the next runs (tests, bench): overrides the script field."""
         self.run_id = 0
         self.job: PostinstallJob | None = None
 
     def compose(self) -> ComposeResult:
+        view = self.app.view
         yield Header()
         with Horizontal(classes="form"):
-            yield Select([(h, h) for h in HOSTS], value="sim", allow_blank=False, id="pi-host")
-            yield Input(placeholder="model (real hosts: your login)", id="pi-model")
-            yield Input(placeholder="case file or id", id="pi-case")
+            yield host_select("pi-host")
+            yield model_input("pi-model", view.ws.config.defaults.models)
+            yield effort_input("pi-effort")
+            yield script_select("pi-script", view.scripts)
+        yield labelled(Input(placeholder="case file or id", id="pi-case"), "case")
         yield Static("runs against your REAL home and config; the guard reports any change outside the run. "
                      "ctrl+r runs.", id="canary-status")
+        yield Static("", id="activity")
         yield CallPane(id="pane")
         yield Static("", id="verdict")
         yield Footer()
 
+    def ready(self, action: str) -> bool:
+        return not self.running if action == "run" else True
+
     def on_mount(self) -> None:
         from workbench.runner.live import DEFAULT_CASE
 
+        super().on_mount()
         self.title = "Post-install check"
         self.sub_title = self.app.workspace_label
         self.query_one("#pi-case", Input).value = str(self.app.view.ws.root / DEFAULT_CASE)
@@ -68,20 +76,25 @@ class PostinstallScreen(LiveRunScreen):
         from workbench.core.cases import find_case
 
         ws = self.app.view.ws
+        if self.running:
+            self.notify("a check is running", severity="warning")
+            return
         try:
             case = find_case(self.query_one("#pi-case", Input).value.strip(), ws.cases_dir)
         except (InputError, OSError) as exc:
-            self.failed(RunFailed(self.run_id, str(exc)))
+            self.failed(RunFailed(self.run_id, f"case: {exc}"))
             return
         self.run_id += 1
         self._verdict = ""
         self.job = PostinstallJob(self.run_id, ws, case, host=str(self.query_one("#pi-host", Select).value),
-                                  model=self.query_one("#pi-model", Input).value.strip() or None, home=self.home,
-                                  script=self.script)
+                                  model=self.query_one("#pi-model", Input).value.strip() or None,
+                                  effort=self.query_one("#pi-effort", Input).value.strip() or None, home=self.home,
+                                  script=chosen_script(self.query_one("#pi-script", Select), self.script))
         self.query_one(CallPane).reset(RunState(kind=case.kind, required=list(case.required), moment=case.moment))
         self.query_one("#verdict", Static).update("")
         self.query_one("#canary-status", Static).update(f"running [b]{escape(case.id)}[/b] on the live install of "
                                                         f"{escape(self.job.host)} …")
+        self.begin()
         self.run_check(self.job)
 
     @work(thread=True, exclusive=True, group="postinstall", exit_on_error=False)
@@ -100,4 +113,5 @@ class PostinstallScreen(LiveRunScreen):
     @on(RunFailed)
     def failed(self, message: RunFailed) -> None:
         if message.run_id == self.run_id:
+            self.end()
             self.query_one("#canary-status", Static).update(f"[red]could not run: {escape(message.error)}[/red]")

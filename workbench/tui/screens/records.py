@@ -18,6 +18,8 @@ from workbench.core.models import VERDICTS, RunRecord
 from workbench.core.records import load_files
 from workbench.core.summary import overall
 from workbench.tui.data import record_files
+from workbench.tui.fields import invalid_reason
+from workbench.tui.widgets.runform import LabelledSelect, labelled
 
 if TYPE_CHECKING:
     from workbench.tui.app import WorkbenchApp
@@ -41,16 +43,19 @@ class RecordsScreen(Screen[None]):
         super().__init__()
         self.records: list[RunRecord] = []
         self.shown: list[RunRecord] = []
+        self.loaded_note = ""
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Input(placeholder="records files (comma-separated paths), ctrl+o opens", id="files")
+        yield labelled(Input(placeholder="records files (comma-separated paths), ctrl+o opens", id="files"),
+                       "records files (enter opens)")
         with Horizontal(classes="form"):
-            yield Input(placeholder="host", id="f-host")
-            yield Input(placeholder="arm", id="f-arm")
-            yield Input(placeholder="case", id="f-case")
-            yield Select([(v, v) for v in VERDICTS], prompt="verdict", id="f-verdict")
-            yield Select([("valid", "valid"), ("invalid", "invalid")], prompt="validity", id="f-valid")
+            yield labelled(Input(placeholder="host", id="f-host"), "host")
+            yield labelled(Input(placeholder="arm", id="f-arm"), "arm")
+            yield labelled(Input(placeholder="case", id="f-case"), "case")
+            yield labelled(LabelledSelect([(v, v) for v in VERDICTS], prompt="verdict", id="f-verdict"), "verdict")
+            yield labelled(LabelledSelect([("valid", "valid"), ("invalid", "invalid")], prompt="validity",
+                                          id="f-valid"), "validity")
         yield Static("", id="records-info")
         yield DataTable(id="records-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
@@ -58,7 +63,8 @@ class RecordsScreen(Screen[None]):
     def on_mount(self) -> None:
         self.title = "Records"
         self.sub_title = self.app.workspace_label
-        self.query_one(DataTable).add_columns("host", "arm", "case", "run", "verdict", "valid", "calls", "moment")
+        self.query_one(DataTable).add_columns("host", "arm", "case", "run", "verdict", "calls", "moment", "condition",
+                                              "valid")
         files = record_files(self.app.view.ws)
         self.query_one("#files", Input).value = ",".join(str(f) for f in files)
         self.action_load()
@@ -73,8 +79,7 @@ class RecordsScreen(Screen[None]):
             return
         self.records = loaded.records
         skipped = f" · {len(loaded.problems)} line(s) skipped" if loaded.problems else ""
-        self.query_one("#records-info", Static).update(f"{len(self.records)} record(s) from {len(paths)} file(s)"
-                                                       + skipped)
+        self.loaded_note = f"{len(self.records)} record(s) from {len(paths)} file(s)" + skipped
         self.apply()
 
     def action_load(self) -> None:
@@ -95,8 +100,9 @@ class RecordsScreen(Screen[None]):
         table.clear()
         for r in self.shown:
             table.add_row(r.host, r.arm or "-", r.case_id or r.target, str(r.run), overall(r) or "?",
-                          "yes" if r.valid else escape(f"no: {r.invalid_reason}"), str(len(r.calls)),
-                          "-" if r.moment_at is None else f"#{r.moment_at}")
+                          str(len(r.calls)), "-" if r.moment_at is None else f"#{r.moment_at}", r.condition,
+                          "yes" if r.valid else escape(f"no: {invalid_reason(r)}"))
+        self.query_one("#records-info", Static).update(f"{self.loaded_note} · {len(self.shown)} shown")
 
     def action_open(self) -> None:
         table = self.query_one(DataTable)

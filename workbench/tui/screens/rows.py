@@ -1,8 +1,10 @@
 """Rows: the workspace's routing rows with lint/audit badges; edit a row's wording, save it as an arm.
 
-Lint findings follow the editor as you type (the core's lint on the edited line); saving commits
-ONLY that row's change on `workbench/arm/NAME` through the core's `create_arm`. `c` starts a
-canary of the selected row's first positive case; `b` promotes the row to a batch.
+Lint findings follow the editor as you type (the core's lint on the edited line, dangling links
+included). Each row keeps its own unsaved draft while the cursor moves (marked `●` in the table).
+`c` runs a canary of the draft (the wording being edited, applied in the run's plugin copy only);
+`b` promotes the row to a batch (an unsaved draft is saved as an arm first). Saving commits ONLY
+that row's change on `workbench/arm/NAME` through the core's `create_arm`.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from workbench.core.errors import InputError
 from workbench.core.lint import Finding
 from workbench.core.routing import Row, slug
 from workbench.tui.data import lint_edit
+from workbench.tui.keys import ActsNow
 from workbench.tui.messages import ArmCreated, ArmFailed, CanaryRequested
+from workbench.tui.screens.confirm import ConfirmScreen
 from workbench.tui.workers import ForwardsWorkerErrors
 
 if TYPE_CHECKING:
@@ -43,40 +47,65 @@ def describe(findings: list[Finding] | None) -> str:
 
 
 class ArmNameScreen(ModalScreen[str | None]):
-    """Ask for the new arm's name."""
+    """Ask for the new arm's name; a name already taken is refused here, in the dialog."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "cancel")]
 
-    def __init__(self, suggestion: str) -> None:
+    def __init__(self, suggestion: str, taken: set[str] | None = None) -> None:
         super().__init__()
         self.suggestion = suggestion
+        self.taken = taken or set()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Label("Save this wording as arm (a commit on workbench/arm/NAME):")
             yield Input(self.suggestion, id="arm-name")
+            yield Static("enter saves · escape cancels", id="arm-name-note")
 
     @on(Input.Submitted)
     def submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value.strip() or None)
+        name = event.value.strip()
+        if name in self.taken:
+            self.query_one("#arm-name-note", Static).update(
+                f"[red]an arm named {escape(name)} exists: type another name[/red]")
+            return
+        self.dismiss(name or None)
 
 
-class RowsScreen(ForwardsWorkerErrors, Screen[None]):
+class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
     """Routing rows, the selected row's editor with live lint, and its arms."""
 
     BINDINGS = [
-        Binding("c", "canary", "canary of row"),
-        Binding("b", "promote", "promote to batch"),
-        Binding("e", "edit", "edit row"),
-        Binding("ctrl+s", "save", "save as arm"),
+        Binding("c", "canary", "canary"),
+        Binding("b", "promote", "batch"),
+        Binding("e", "edit", "edit"),
+        Binding("ctrl+s", "save", "save arm"),
+        Binding("ctrl+z", "revert", "drop draft", show=False),
         Binding("escape", "leave_editor", "rows", show=False),
     ]
 
     app: WorkbenchApp
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.drafts: dict[str, str] = {}
+        """Row id -> its edited wording, kept while the cursor moves (only rows whose text differs)."""
+        self.saved: dict[str, str] = {}
+        """Row id -> the arm its current draft was saved as (a saved draft is no longer unsaved)."""
+        self.findings: dict[str, list[Finding] | None] = {}
+        """Row id -> lint findings of its draft (dangling links included), from the last keystroke."""
+
+    def unsaved(self) -> list[str]:
+        """Rows whose draft is not saved as an arm."""
+        return [r for r in self.drafts if r not in self.saved]
+
+    def draft_of(self, row_id: str) -> str | None:
+        """The row's draft wording, None when it has none (the row's own text runs)."""
+        return self.drafts.get(row_id)
+
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal():
+        with Horizontal(id="rows-body"):
             yield DataTable(id="rows", cursor_type="row", zebra_stripes=True)
             with Vertical(id="row-detail"):
                 yield Static("", id="row-info")
@@ -89,7 +118,11 @@ class RowsScreen(ForwardsWorkerErrors, Screen[None]):
         self.title = "Rows"
         self.sub_title = self.app.workspace_label
         table = self.query_one("#rows", DataTable)
-        table.add_columns("row", "when", "reads", "badges")
+        table.add_column(" ", key="mark", width=1)
+        table.add_column("row", key="row")
+        table.add_column("when", key="when")
+        table.add_column("reads", key="reads")
+        table.add_column("badges", key="badges")
         self.fill()
         first = next((i for i, r in enumerate(self.app.view.rows) if self.app.view.first_positive(r.id)), 0)
         table.move_cursor(row=first)
@@ -99,12 +132,26 @@ class RowsScreen(ForwardsWorkerErrors, Screen[None]):
         view = self.app.view
         table = self.query_one("#rows", DataTable)
         table.clear()
+        cols = self.app.size.width
+        room = (cols if cols < 140 else cols * 3 // 5) - 44  # the table's width minus row, badges, padding
+        when, reads_width = max(16, room * 3 // 5), max(12, room * 2 // 5)
         for row in view.rows:
             reads = ", ".join(link.target for link in row.links) or "-"
-            table.add_row(row.id, row.trigger[:44], reads[:30],
+            table.add_row(self.mark(row.id), row.id, row.trigger[:when], reads[:reads_width],
                           badges(view.lint.get(row.id, []), view.audit.get(row.id, [])), key=row.id)
         if view.problems:
             self.notify("\n".join(view.problems), severity="error", timeout=10)
+
+    def mark(self, row_id: str) -> str:
+        """`●` an unsaved draft, `✓` a draft saved as an arm, blank: no draft."""
+        if row_id not in self.drafts:
+            return ""
+        return "✓" if row_id in self.saved else "●"
+
+    def remark(self, row_id: str) -> None:
+        table = self.query_one("#rows", DataTable)
+        if row_id in table.rows:
+            table.update_cell(row_id, "mark", self.mark(row_id))
 
     @property
     def selected(self) -> Row | None:
@@ -127,8 +174,22 @@ class RowsScreen(ForwardsWorkerErrors, Screen[None]):
             f"{escape(case.id) if case else '[red]none[/red]'}\n" +
             "".join(f"[red]{escape(f.rule)}[/red] {escape(f.message)}\n" for f in view.audit.get(row.id, [])))
         editor = self.query_one("#editor", TextArea)
-        editor.load_text(row.text)
+        text = self.drafts.get(row.id, row.text)
+        if editor.text != text:
+            editor.load_text(text)
+        self.show_state(row)
         self.call_after_refresh(self.show_arms, row)  # arms need GitPython: after the first paint
+
+    def show_state(self, row: Row) -> None:
+        """The editor's border says whether the wording is the row's own, an unsaved draft, or saved."""
+        editor = self.query_one("#editor", TextArea)
+        if row.id not in self.drafts:
+            editor.border_title = "wording (as in the file)"
+        elif row.id in self.saved:
+            editor.border_title = f"draft saved as arm {self.saved[row.id]}"
+        else:
+            editor.border_title = "● modified: unsaved draft (c runs it · ctrl+s saves · ctrl+z drops)"
+        editor.set_class(row.id in self.unsaved(), "modified")
 
     def show_arms(self, row: Row) -> None:
         arms = self.app.view.arms_of(row.id)
@@ -141,7 +202,28 @@ class RowsScreen(ForwardsWorkerErrors, Screen[None]):
         if row is None:
             return
         text = self.query_one("#editor", TextArea).text
-        self.query_one("#findings", Static).update(describe(lint_edit(self.app.view, row, text)))
+        wording = text.strip("\n")
+        if wording != row.text and self.drafts.get(row.id) != text:
+            self.drafts[row.id] = text
+            self.saved.pop(row.id, None)
+        elif wording == row.text:
+            self.drafts.pop(row.id, None)
+            self.saved.pop(row.id, None)
+        findings = lint_edit(self.app.view, row, text)
+        self.findings[row.id] = findings
+        self.query_one("#findings", Static).update(describe(findings))
+        self.remark(row.id)
+        self.show_state(row)
+
+    def action_revert(self) -> None:
+        """Drop the selected row's draft: the editor shows the row's text again."""
+        row = self.selected
+        if row is not None and row.id in self.drafts:
+            self.drafts.pop(row.id)
+            self.saved.pop(row.id, None)
+            self.query_one("#editor", TextArea).load_text(row.text)
+            self.remark(row.id)
+            self.show_state(row)
 
     def action_edit(self) -> None:
         self.query_one("#editor", TextArea).focus()
@@ -152,14 +234,23 @@ class RowsScreen(ForwardsWorkerErrors, Screen[None]):
     def action_canary(self) -> None:
         row = self.selected
         if row is not None:
-            self.post_message(CanaryRequested(row.id))
+            draft = self.drafts.get(row.id)
+            self.post_message(CanaryRequested(row.id, draft.strip("\n") if draft is not None else None))
 
     async def action_promote(self) -> None:
+        """Batch of baseline vs this row's wording: an unsaved draft is saved as an arm first (its name
+        asked), a saved draft's arm is used; a row with no arm and no draft says so."""
         row = self.selected
-        if row is not None:
+        if row is None:
+            return
+        if row.id in self.unsaved():
+            self.action_save(promote=True)
+        elif row.id in self.saved:
+            await self.app.promote(row.id, self.saved[row.id])
+        else:
             await self.app.promote(row.id)
 
-    def action_save(self) -> None:
+    def action_save(self, promote: bool = False) -> None:
         row = self.selected
         if row is None:
             return
@@ -175,27 +266,43 @@ class RowsScreen(ForwardsWorkerErrors, Screen[None]):
 
         def chosen(name: str | None) -> None:
             if name:
-                self.save_arm(row.id, name, text)
+                self.save_arm(row.id, name, text, promote)
 
-        self.app.push_screen(ArmNameScreen(f"{short}-{n}"), chosen)
+        def ask_name(go: bool | None = True) -> None:
+            if go:
+                self.app.push_screen(ArmNameScreen(f"{short}-{n}", taken), chosen)
+
+        dangling = [f for f in self.findings.get(row.id) or [] if f.rule == "DANGLING"]
+        if dangling:
+            self.app.push_screen(ConfirmScreen("This wording links a file that does not exist:\n"
+                                               + "\n".join(f"  {f.message}" for f in dangling)
+                                               + "\nSave it as an arm anyway?"), ask_name)
+        else:
+            ask_name()
 
     @work(thread=True, exclusive=True, group="arm", exit_on_error=False)
-    def save_arm(self, row_id: str, name: str, text: str) -> None:
+    def save_arm(self, row_id: str, name: str, text: str, promote: bool = False) -> None:
         from workbench.authoring.arms import create_arm
 
         try:
             arm = create_arm(self.app.view.ws, row_id, name, text=text)
         except (InputError, ValueError, OSError) as exc:
-            self.post_message(ArmFailed(str(exc)))
+            self.post_message(ArmFailed(str(exc).replace("; pass --force to replace it", ": pick another name")))
             return
-        self.post_message(ArmCreated(arm))
+        self.post_message(ArmCreated(arm, row_id, promote))
 
     @on(ArmCreated)
-    def arm_created(self, message: ArmCreated) -> None:
+    async def arm_created(self, message: ArmCreated) -> None:
         self.notify(f"arm {message.arm.name} = {message.arm.ref} ({(message.arm.sha or '')[:10]})")
+        if message.row_id is not None and message.row_id in self.drafts:
+            self.saved[message.row_id] = message.arm.name
+            self.remark(message.row_id)
         row = self.selected
         if row is not None:
+            self.show_state(row)
             self.show_arms(row)
+        if message.promote and message.row_id is not None:
+            await self.app.promote(message.row_id, message.arm.name)
 
     @on(ArmFailed)
     def arm_failed(self, message: ArmFailed) -> None:
