@@ -84,7 +84,7 @@ async def test_q_asks_before_throwing_drafts_away(tmp_path: Path) -> None:
 
 @run_async
 async def test_saving_warns_about_a_dangling_link_and_refuses_a_taken_name(tmp_path: Path) -> None:
-    from workbench.core.wording import create_arm
+    from workbench.authoring.arms import create_arm
 
     ws = make_workspace(tmp_path)
     create_arm(ws, "docs", "docs-1", trigger="Documentation")
@@ -108,7 +108,7 @@ async def test_saving_warns_about_a_dangling_link_and_refuses_a_taken_name(tmp_p
 
 @run_async
 async def test_b_on_a_row_without_an_arm_says_so(tmp_path: Path) -> None:
-    from workbench.core.wording import create_arm
+    from workbench.authoring.arms import create_arm
 
     ws = make_workspace(tmp_path)
     create_arm(ws, "docs", "docs-weak", trigger="Documentation")

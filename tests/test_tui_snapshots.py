@@ -25,8 +25,8 @@ SIZES = [(80, 24), (120, 40), (200, 50)]
 ESSENTIALS = {
     "rows": ["ops/commit", "ops/incident", "wording", "lint: clean", "arms of this row", "q quit"],
     "canary": ["host", "model", "script", "arm", "case", "╰", "ctrl+r"],
-    "batch": ["baseline", "hosts", "model", "script", "runs", "confined", "cases", "results", "hits/valid",
-              "estimate:", "start batch"],
+    "batch": ["baseline", "hosts", "model", "script", "runs", "confined", "until decided", "alpha", "cases",
+              "results", "hits/valid", "estimate:", "forecast", "start batch"],
     "records": ["12 record(s) from 1 file(s) · 12 shown", "condition", "negative-explain-app", "opened"],
     "compare": ["Δ pp", "paired p", "flaky", "-33.3", "FLAKY", "A hits/n", "0/3"],
     "postinstall": ["host", "model", "script", "REAL home", "╰", "run check"],

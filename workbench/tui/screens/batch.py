@@ -104,7 +104,8 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             yield labelled(Input("3", placeholder="runs per cell", id="runs", type="integer"), "runs")
             yield labelled(Input("2", placeholder="jobs", id="jobs", type="integer"), "jobs")
             yield Checkbox("confined", True, id="confined")
-            yield Checkbox("until decided", False, id="until-decided")
+        with Horizontal(classes="form", id="batch-decide"):
+            yield Checkbox("until decided (runs = the maximum)", False, id="until-decided")
             yield labelled(Input("0.05", placeholder="alpha", id="alpha"), "alpha")
         with Horizontal(id="batch-body"):
             yield labelled(SelectionList[str](id="cases"), "cases")
