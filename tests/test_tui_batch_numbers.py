@@ -8,8 +8,8 @@ from pathlib import Path
 from textual.widgets import DataTable, Input, Select, SelectionList, Static
 from tui_support import make_workspace, run_async, wait_for
 
-from workbench.core.records import load_file
 from workbench.authoring.arms import create_arm
+from workbench.core.records import load_file
 from workbench.tui.app import make_app
 from workbench.tui.screens.batch import BatchScreen
 
