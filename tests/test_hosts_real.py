@@ -247,8 +247,10 @@ def test_a_resumed_codex_process_keeps_its_own_items(tmp_path: Path, installed_h
     assert second.exit_code == 0 and second.session_log == first.session_log, "resume appends to the rollout"
     stream += second.stdout_path.read_text().splitlines()
     calls = parse_lines("codex", stream, second.session_log.read_text().splitlines()).calls
-    assert [(c.command, c.call_id, c.status, c.turn) for c in calls] == [
-        (f"cat {plugin}/procedures/version-control/index.md", "item_0", "ok", 0),
-        ("git commit --allow-empty -m x", "item_0#2", "error", 1)]  # .git is read-only in Codex's sandbox
+    assert [(c.command, c.status, c.turn) for c in calls] == [
+        (f"cat {plugin}/procedures/version-control/index.md", "ok", 0),
+        ("git commit --allow-empty -m x", "error", 1)]  # .git is read-only in Codex's sandbox
+    # the second process's first item is its own call (`item_0#2`, or the rollout's call id once matched)
+    assert calls[0].call_id == "item_0" and calls[1].call_id not in (None, "item_0")
     spec = ScoreSpec(kind="positive", required=["version-control/index.md"], moment=r"bash:\bgit\b[^|;&]*\bcommit\b")
     assert score(spec, calls).verdicts == {"version-control/index.md": "fired"}
