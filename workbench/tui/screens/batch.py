@@ -111,11 +111,11 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             yield labelled(SelectionList[str](id="cases"), "cases")
             yield labelled(DataTable(id="batch-results", zebra_stripes=True), "results")
         with Vertical(id="batch-info"):
+            yield Static("", id="batch-status")  # first: the run's outcome is never the line cut off
+            yield ProgressBar(id="progress", show_eta=True)
+            yield Static("", id="proof")
             yield Static("", id="estimate")
             yield Static("forecast: …", id="forecast")
-            yield Static("", id="proof")
-            yield ProgressBar(id="progress", show_eta=True)
-            yield Static("", id="batch-status")
         yield Footer()
 
     def on_mount(self) -> None:
