@@ -1,9 +1,10 @@
 """Records at scale (not timed tests): `summary` and `rescore` as whole processes against a `json.loads`
 loop over the same lines, with each child's peak RSS. Prints a markdown report for docs/benchmarks.md.
 
-Inputs are built in a temporary folder from bundled records: the demo batch (100 native records)
-repeated to 100,000 lines (and to 1,000,000 with --million, a 2.1 GB file), and the published #182
-records (309 AgentsMD lines, imported on the fly) repeated x100 (30,900 lines).
+Inputs are built in a temporary folder from bundled records: the demo batch (100 records, schema
+v1) brought to the current schema by `workbench rescore --write` and repeated to 100,000 lines (and to
+1,000,000 with --million, a 2.1 GB file); the demo batch as stored (v1, migrated on read) repeated to
+100,000; and the published #182 records (309 AgentsMD lines, imported on the fly) repeated x100.
 
 Each measurement is its own child process; its CPU time (user + system, least of --repeat runs) and
 peak RSS come from that child's own rusage (os.wait4), so one child's peak never hides another's and
@@ -86,15 +87,23 @@ def report(repeat: int, million: bool) -> str:
     with tempfile.TemporaryDirectory(prefix="wb-bench-records-") as tmp:
         folder = Path(tmp)
         startup = best([sys.executable, "-m", "workbench", "summary", str(DEMO), "--format", "json"], repeat)
-        inputs = {"demo records x1,000 (native)": (repeated(DEMO, 1000, folder / "demo-100k.jsonl"), repeat),
+        current = folder / "demo-current.jsonl"
+        subprocess.run([sys.executable, "-m", "workbench", "rescore", str(DEMO), "--write", str(current)],
+                       check=True, stdout=subprocess.DEVNULL)
+        inputs = {"demo records x1,000 (current schema)": (repeated(current, 1000, folder / "demo-100k.jsonl"), repeat),
+                  "demo records x1,000 (schema v1, migrated on read)": (
+                      repeated(DEMO, 1000, folder / "demo-v1-100k.jsonl"), repeat),
                   "#182 records x100 (AgentsMD, imported)": (repeated(PUBLISHED, 100, folder / "p182.jsonl"), repeat)}
         rows = {label: measure(path, n) for label, (path, n) in inputs.items()}
         if million:
-            rows["demo records x10,000 (native)"] = measure(repeated(DEMO, 10000, folder / "demo-1m.jsonl"), 1)
+            rows["demo records x10,000 (current schema)"] = measure(repeated(current, 10000, folder / "demo-1m.jsonl"),
+                                                                    1)
+        load = os.getloadavg()
     out = [
         f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {os.cpu_count()} cores (shared with "
         f"other work), Python {platform.python_version()}; whole processes, CPU seconds (user + system), "
-        f"least of {repeat} (1 for 1,000,000 lines); peak RSS of each child from its own rusage.",
+        f"least of {repeat} (1 for 1,000,000 lines); peak RSS of each child from its own rusage; load "
+        f"average at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1 / 5 / 15 min).",
         "",
         f"Start-up alone (`summary` of the 100-record demo): {startup[0]:.2f} s, {startup[1]} MB.",
         "",

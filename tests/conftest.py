@@ -35,6 +35,15 @@ def installed_hosts() -> Path:
     return HOSTS_CACHE
 
 
+@pytest.fixture
+def hosts_dir(request: pytest.FixtureRequest) -> Path | None:
+    """The installed real hosts for a test parametrized by `host`; None for `sim` (nothing to install)."""
+    if request.node.callspec.params.get("host", "sim") == "sim":
+        return None
+    installed: Path = request.getfixturevalue("installed_hosts")
+    return installed
+
+
 def make_repo(root: Path) -> Path:
     """A throwaway git repo with README.md and notes.txt ("status: todo"), committed."""
     repo = root / "repo"

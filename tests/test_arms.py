@@ -62,3 +62,38 @@ def test_plugin_outside_git_is_refused(tmp_path: Path) -> None:
     (tmp_path / "p").mkdir()
     with pytest.raises(InputError, match="not inside a git repo"):
         resolve_arm(tmp_path / "p", "A", "HEAD")
+
+
+def test_batch_arms_name_a_workspace_arm_and_summary_shows_names_with_short_shas(tmp_path: Path) -> None:
+    """`--arms old=weak`: weak is a workspace arm (its `workbench/arm/weak` branch), not a git ref; the
+    records keep the name `old` and the arm's sha, and summary shows `old (sha7)`."""
+    import os
+    import subprocess
+    import sys
+
+    from batch_support import ROOT, make_demo_arms_world
+
+    from workbench.core.records import load_file
+
+    w = make_demo_arms_world(tmp_path, cases=("release-ship",))
+    repo = git.Repo(w.ws)
+    weak, shipped = repo.commit("HEAD~2").hexsha, repo.commit("HEAD~1").hexsha
+    repo.create_head("workbench/arm/weak", weak)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def batch(arms: str) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-m", "workbench", "batch", "--cases", "all", "--hosts", "sim", "--arms", arms,
+                "--runs", "1", "--record", str(w.record), "--home", str(w.home), "--unconfined"]
+        return subprocess.run(argv, cwd=w.ws, env=env, capture_output=True, text=True)
+
+    bad = batch("old=no-such-arm,new=HEAD~1")
+    assert bad.returncode == 2 and "unknown git ref 'no-such-arm'" in bad.stderr, bad.stderr
+    done = batch("old=weak,new=HEAD~1")
+    assert done.returncode == 0, done.stderr
+    assert {(r.arm, r.source) for r in load_file(w.record).records} == {("old", weak), ("new", shipped)}
+
+    out = subprocess.run([sys.executable, "-m", "workbench", "summary", str(w.record), "--compare", "old,new"],
+                         env=env, capture_output=True, text=True, check=True).stdout
+    assert f"| Row | old ({weak[:7]}) | new ({shipped[:7]}) |" in out, out
+    assert f"| old ({weak[:7]}) | new ({shipped[:7]}) |" in out.split("## Comparisons")[1], out
+    assert weak not in out and shipped not in out, "no 40-character sha in the tables"

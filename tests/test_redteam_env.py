@@ -19,13 +19,6 @@ PLANTED = {"GITHUB_TOKEN": "ghp_PLANTED0a1b2c", "AWS_SECRET_ACCESS_KEY": "AWSPLA
            "ANTHROPIC_API_KEY": "sk-ant-PLANTED1h2i", "OPENAI_API_KEY": "sk-PLANTED7j8k"}
 
 
-@pytest.fixture
-def hosts_dir(request: pytest.FixtureRequest) -> Path | None:
-    if request.node.callspec.params.get("host", "sim") == "sim":
-        return None
-    installed: Path = request.getfixturevalue("installed_hosts")
-    return installed
-
 
 @pytest.mark.parametrize("host", HOSTS)
 def test_env_secrets_do_not_reach_the_agent_shell(tmp_path: Path, host: str, hosts_dir: Path | None,

@@ -19,13 +19,6 @@ from workbench.runner.confine import secret_masks
 pytestmark = pytest.mark.skipif(not os.access("/etc/shadow", os.R_OK), reason="needs a readable /etc/shadow")
 
 
-@pytest.fixture
-def hosts_dir(request: pytest.FixtureRequest) -> Path | None:
-    if request.node.callspec.params.get("host", "sim") == "sim":
-        return None
-    installed: Path = request.getfixturevalue("installed_hosts")
-    return installed
-
 
 def secrets() -> dict[str, str]:
     """Each masked file's first non-empty line (what must not leak)."""

@@ -21,13 +21,6 @@ from workbench.runner.batch import run_batch
 LOGINS = {"sim": ".claude/.credentials.json", "claude": ".claude/.credentials.json", "codex": ".codex/auth.json"}
 
 
-@pytest.fixture
-def hosts_dir(request: pytest.FixtureRequest) -> Path | None:
-    if request.node.callspec.params.get("host", "sim") == "sim":
-        return None
-    installed: Path = request.getfixturevalue("installed_hosts")
-    return installed
-
 
 def attack(rel: str) -> list[str]:
     return [f"echo appended >> $HOME/{rel}", f": > $HOME/{rel}", f"cp /etc/hostname $HOME/{rel}.new && "

@@ -44,13 +44,6 @@ def attack(port: int) -> str:
     return f"{connect}; curl -s -m 3 http://127.0.0.1:{port}/ >/dev/null; echo curl $? >> net.txt"
 
 
-@pytest.fixture
-def hosts_dir(request: pytest.FixtureRequest) -> Path | None:
-    if request.node.callspec.params.get("host", "sim") == "sim":
-        return None
-    installed: Path = request.getfixturevalue("installed_hosts")
-    return installed
-
 
 @pytest.mark.parametrize("host", ["sim", "claude", "codex",
                                   pytest.param("opencode", marks=pytest.mark.slow),

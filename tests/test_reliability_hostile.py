@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from batch_support import SECRET, World, config, make_world
+from batch_support import SECRET, World, make_world
+from redteam_support import host_config, shell_script
 
 from workbench.core.records import load_file
 from workbench.hosts.base import Launch
-from workbench.hosts.install import find_binary
-from workbench.runner.batch import BatchConfig, run_batch
+from workbench.runner.batch import run_batch
 from workbench.runner.hostrun import HostRun, run_host
 
 LOGIN_SECRET = "LOGIN-SECRET-7d2e0"
@@ -51,29 +51,7 @@ def with_login(rel: str, target: Path) -> Callable[..., HostRun]:
     return run
 
 
-def shell_script(*commands: str) -> dict[str, Any]:
-    return {"steps": [{"calls": [{"shell": c}]} for c in commands] + [{"say": "done"}]}
 
-
-def host_config(w: World, host: str, installed: Path | None, **kw: Any) -> BatchConfig:
-    binaries = {}
-    if host != "sim":
-        assert installed is not None
-        binary = find_binary(host, installed)
-        assert binary is not None, f"{host} is not installed"
-        binaries[host] = binary
-    cfg = config(w, cases=1, hosts=(host,), binaries=binaries, **kw)
-    cfg.arms = cfg.arms[:1]
-    return cfg
-
-
-@pytest.fixture
-def hosts_dir(request: pytest.FixtureRequest) -> Path | None:
-    """The installed real hosts, only for parameters that need one."""
-    if request.node.callspec.params.get("host", "sim") == "sim":
-        return None
-    installed: Path = request.getfixturevalue("installed_hosts")
-    return installed
 
 
 @pytest.mark.parametrize("host", ["sim", "claude", "codex"])

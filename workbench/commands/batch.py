@@ -44,7 +44,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                    "alternate within each slot). One record is appended per run as it ends.")
     p.add_argument("--cases", default="all", metavar="SEL", help="case ids or globs, comma-separated, or all")
     p.add_argument("--hosts", default=None, metavar="H[,H]", help="hosts (default: the workspace's defaults)")
-    p.add_argument("--arms", required=True, metavar="A=REF[,B=REF]", help="arms: a git ref of the plugin repo each")
+    p.add_argument("--arms", required=True, metavar="A=REF[,B]",
+                   help="arms: NAME=REF (a git ref of the plugin repo, or a workspace arm's name) or a "
+                        "workspace arm's NAME (`workbench arm list`)")
     p.add_argument("--runs", type=int, default=None, metavar="N", help="runs per case, host and arm (default 1)")
     p.add_argument("--jobs", type=int, default=1, metavar="J", help="runs at once (default 1)")
     p.add_argument("--record", required=True, metavar="FILE", help="records file to append to")

@@ -21,6 +21,7 @@ from workbench.core.report import Confusion, funnel
 from workbench.core.summary import Summary, parse_view, to_json
 from workbench.exitcodes import ExitCode
 from workbench.report import tables
+from workbench.report.tables import arm_label, side_label
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -107,10 +108,10 @@ def render_md(data: dict[str, Any]) -> str:
     for (host, model, effort, verified), cells in groups.items():
         title = ", ".join(str(x) for x in (host, model, effort) if x)
         out.append(f"## {title}" + ("" if verified else " (NO CALL STATUS: reads not verified, kept apart)"))
-        arms = list(dict.fromkeys((c["source"] or c["arm"] or "-", c["arm"]) for c in cells))
+        arms = list(dict.fromkeys((c["source"] or c["arm"] or "-", arm_label(c)) for c in cells))
         rows = list(dict.fromkeys((c["target"], c["kind"]) for c in cells))
         index = {(c["source"] or c["arm"] or "-", c["target"], c["kind"]): c for c in cells}
-        head = [f"{name} `{key}`" if name and name != key else key for key, name in arms]
+        head = [label for _, label in arms]
         out += ["", "| Row | " + " | ".join(head) + " |", "| --- |" + " --- |" * len(arms)]
         for target, kind in rows:
             label = target if kind == "positive" else f"{target} (negative)"
@@ -122,7 +123,7 @@ def render_md(data: dict[str, Any]) -> str:
         for c in cells:
             ci = "-" if c["wilson95"] is None else f"{c['wilson95'][0]:.2f}–{c['wilson95'][1]:.2f}"
             tokens = f"{fmt(c['mean_input_tokens'])}/{fmt(c['mean_output_tokens'])}"
-            out.append(f"| {c['source'] or c['arm']} | {c['target']} ({c['kind']}) | {ci} | "
+            out.append(f"| {arm_label(c)} | {c['target']} ({c['kind']}) | {ci} | "
                        f"{c['entry_loaded']}/{c['valid']} | {conflicts_text(c)} | {tokens} | "
                        f"{fmt(c['mean_cost_usd'])} |")
         out.append("")
@@ -131,7 +132,7 @@ def render_md(data: dict[str, Any]) -> str:
         out += ["## Comparisons", "", "| Host | Row | A | B | A rate | B rate | Δ pp | pairs | McNemar p | "
                 f"anytime-valid (α {alpha:g}) |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for r in data["comparisons"]:
-            out.append(f"| {r['host']} | {r['target']} ({r['kind']}) | {r['a']} | {r['b']} | "
+            out.append(f"| {r['host']} | {r['target']} ({r['kind']}) | {side_label(r, 'a')} | {side_label(r, 'b')} | "
                        f"{r['hits_a']}/{r['valid_a']} | {r['hits_b']}/{r['valid_b']} | "
                        f"{fmt(r['delta_pp'])} | "
                        f"{r['pairs']} | {r['mcnemar_p']:.3g} | {r['decision']} |")
@@ -158,7 +159,7 @@ def render_csv(data: dict[str, Any]) -> str:
     buf = io.StringIO()
     rows = []
     for cell in data["runs"]:
-        row = {k: v for k, v in cell.items() if k not in ("wilson95", "flaky")}
+        row = {"arm_label": arm_label(cell)} | {k: v for k, v in cell.items() if k not in ("wilson95", "flaky")}
         ci = cell["wilson95"] or (None, None)
         row.update(wilson_lo=ci[0], wilson_hi=ci[1], flaky=";".join(cell["flaky"]))
         rows.append(row)

@@ -7,6 +7,7 @@ first ATTEMPT: a denied or failed call counts, because the agent had already dec
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -192,8 +193,9 @@ PRESET_EFFECTS: dict[str, frozenset[str]] = {
 `end` change nothing the watcher sees, so only their patterns decide."""
 
 
+@functools.lru_cache(maxsize=512)
 def effect_kinds(spec: MomentSpec) -> frozenset[str]:
-    """The effect kinds (core/effects.py) that make a call the moment of SPEC."""
+    """The effect kinds (core/effects.py) that make a call the moment of SPEC (remembered per spec)."""
     kinds: set[str] = set()
     for alt in spec.alternatives:
         if alt.kind == "edit" or (alt.kind == "preset" and alt.text == "edit"):
@@ -203,9 +205,16 @@ def effect_kinds(spec: MomentSpec) -> frozenset[str]:
     return frozenset(kinds)
 
 
+@functools.lru_cache(maxsize=512)
+def _patterns(spec: MomentSpec) -> tuple[bool, tuple[MomentAlt, ...]]:
+    """(whether SPEC has `end`, its other alternatives), remembered per spec."""
+    return (any(a.kind == "end" for a in spec.alternatives),
+            tuple(a for a in spec.alternatives if a.kind != "end"))
+
+
 def matches_any(spec: MomentSpec, call: Call) -> bool:
     """Whether a moment pattern of SPEC (any alternative but `end`) matches CALL."""
-    return any(matches(a, call) for a in spec.alternatives if a.kind != "end")
+    return any(matches(alt, call) for alt in _patterns(spec)[1])
 
 
 def find_effect_moment(spec: MomentSpec, calls: Sequence[Call]) -> int | None:
@@ -219,6 +228,8 @@ def find_effect_moment(spec: MomentSpec, calls: Sequence[Call]) -> int | None:
     if not kinds:
         return None
     for at, call in enumerate(calls):
+        if not call.effects:  # most calls: nothing the watcher saw
+            continue
         for effect in call.effects:
             if effect.kind not in kinds:
                 continue
@@ -231,11 +242,9 @@ def find_effect_moment(spec: MomentSpec, calls: Sequence[Call]) -> int | None:
 def find_moment(spec: MomentSpec | str, calls: Sequence[Call]) -> int | None:
     """Index of the first call matching any alternative; len(calls) for `end`; None: never."""
     parsed = parse_moment(spec) if isinstance(spec, str) else spec
-    best: int | None = len(calls) if any(a.kind == "end" for a in parsed.alternatives) else None
-    active = [a for a in parsed.alternatives if a.kind != "end"]
+    has_end, active = _patterns(parsed)
     for i, call in enumerate(calls):
-        if best is not None and i >= best:
-            break
-        if any(matches(a, call) for a in active):
-            return i
-    return best
+        for alt in active:
+            if matches(alt, call):
+                return i
+    return len(calls) if has_end else None

@@ -75,6 +75,17 @@ def first_reads(required: Sequence[str], calls: Sequence[Call]) -> dict[str, int
     return read_evidence(required, calls)[0]
 
 
+@functools.lru_cache(maxsize=512)
+def _by_base(required: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Required files grouped by base name (remembered: a file of records asks for the same few sets).
+    Read-only: the dict is shared between calls."""
+    out: dict[str, list[str]] = {}
+    for req in required:
+        parts = segments(req)
+        out.setdefault(parts[-1] if parts else req, []).append(req)
+    return {base: tuple(reqs) for base, reqs in out.items()}
+
+
 def read_evidence(required: Sequence[str], calls: Sequence[Call]
                   ) -> tuple[dict[str, int | None], dict[str, ReadBasis], list[EvidenceConflict]]:
     """First successful read of each required file (keyed as given), the basis of each, and every
@@ -88,20 +99,24 @@ def read_evidence(required: Sequence[str], calls: Sequence[Call]
     found: dict[str, int | None] = dict.fromkeys(required)
     basis: dict[str, ReadBasis] = {}
     conflicts: list[EvidenceConflict] = []
-    by_base: dict[str, list[str]] = {}
-    for req in found:
-        by_base.setdefault(segments(req)[-1] if segments(req) else req, []).append(req)
+    by_base = _by_base(tuple(found))
     missing = set(found)
     for i, call in enumerate(calls):
         if not missing and not call.evidence:
             continue
         claimed: set[str] = set()
         for path in read_paths(call):
-            base = segments(path)[-1] if segments(path) else path
+            parts = segments(path)
+            base = parts[-1] if parts else path
             candidates = found if _GLOB_CHARS.intersection(base) else by_base.get(base, ())
             claimed.update(r for r in candidates if suffix_match(path, r))
-        judged = found if call.evidence else claimed
-        for req in judged:
+        if not call.evidence:  # no content evidence: the command analysis (or tool status) decides
+            by_command: ReadBasis = "tool-status" if call.kind == "read" else "command"
+            for req in claimed & missing:
+                found[req], basis[req] = i, by_command
+            missing -= claimed
+            continue
+        for req in found:
             did_read, why, conflict = judge_read(call, req, req in claimed)
             if conflict is not None:
                 conflicts.append(conflict.model_copy(update={"call": i}))
@@ -118,7 +133,10 @@ def reads_file(call: Call, required: str) -> bool:
 
 def order_basis(calls: Sequence[Call]) -> OrderBasis:
     """turn when every call knows its model turn, else index (imported or older records)."""
-    return "turn" if calls and all(c.turn is not None for c in calls) else "index"
+    for call in calls:
+        if call.turn is None:
+            return "index"
+    return "turn" if calls else "index"
 
 
 def is_before(calls: Sequence[Call], read_at: int, moment_at: int, basis: OrderBasis) -> bool:

@@ -110,6 +110,14 @@ def arm_key(record: RunRecord | RecordView) -> str | None:
     return record.source or record.arm
 
 
+def arm_label(name: str | None, source: str | None) -> str:
+    """How an arm is shown: its name with the short sha beside it (`weak (039bfee)`), or whichever of
+    the two is known; the full sha stays in the data (`source`)."""
+    if name and source and name != source:
+        return f"{name} ({source[:7]})"
+    return name or (source[:7] if source else "-")
+
+
 def case_key(record: RunRecord | RecordView) -> str:
     """The case a run belongs to: its case id, else its target and kind."""
     return record.case_id or f"{record.target}:{record.kind}"

@@ -14,6 +14,7 @@ from typing import Any
 
 from workbench.core.report import FUNNEL_STAGES, Report
 from workbench.report.assets import CSS, JS
+from workbench.report.tables import arm_label, side_label
 
 FUNNEL_LABELS = {"runs": "positive runs", "offered": "skill offered", "loaded": "entry loaded",
                  "opened": "procedure opened (any time)", "read_before": "read before the moment"}
@@ -46,14 +47,6 @@ def wilson_bar(hits: int, valid: int, ci: Sequence[float] | None, width: int = 1
             f'<line x1="0" y1="7" x2="{width}" y2="7" stroke="#d0d7de" stroke-width="1"/>'
             f'<rect x="{lo:.1f}" y="3" width="{max(hi - lo, 1):.1f}" height="8" rx="2" fill="#0969da" opacity=".3"/>'
             f'<circle cx="{rate:.1f}" cy="7" r="3.2" fill="#0969da"/></svg>')
-
-
-def arm_label(cell: Mapping[str, Any]) -> str:
-    """`name sha7` when both are known."""
-    source, arm = cell.get("source"), cell.get("arm")
-    if source and arm and arm != source:
-        return f"{arm} {str(source)[:7]}"
-    return str(arm or source or "-")
 
 
 def group_title(cell: Mapping[str, Any]) -> str:
@@ -114,7 +107,7 @@ def comparisons(rows: Sequence[Mapping[str, Any]]) -> str:
         data = {k: r[k] for k in keys} | {"e_value": seq["e_value"], "better": seq["better"]}
         delta = "-" if r["delta_pp"] is None else f"{r['delta_pp']:+.1f}"
         trs.append(f'<tr class="cmp"{attrs(data)}><td>{e(r["host"])}</td><td>{e(r["target"])} ({e(r["kind"])})</td>'
-                   f'<td class="mono">{e(str(r["a"])[:12])}</td><td class="mono">{e(str(r["b"])[:12])}</td>'
+                   f'<td class="mono">{e(side_label(r, "a"))}</td><td class="mono">{e(side_label(r, "b"))}</td>'
                    f'<td class="num">{r["hits_a"]}/{r["valid_a"]}</td><td class="num">{r["hits_b"]}/{r["valid_b"]}</td>'
                    f'<td class="num">{delta}</td><td class="num">{r["pairs"]} ({r["only_a"]}/{r["only_b"]})</td>'
                    f'<td class="num">{r["mcnemar_p"]:.3g}</td><td class="num">{seq["e_value"]:.3g}</td>'

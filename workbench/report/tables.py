@@ -15,16 +15,20 @@ from typing import Any
 
 from workbench.core import stats
 from workbench.core.report import FUNNEL_STAGES
+from workbench.core.summary import arm_label as label_of
 
 FUNNEL_HEAD = ("positive runs", "skill offered", "entry loaded", "opened (any time)", "read before the moment")
 
 
 def arm_label(row: Mapping[str, Any]) -> str:
-    """`name sha7`, or whichever of the two is known."""
-    source, arm = row.get("source"), row.get("arm")
-    if source and arm and arm != source:
-        return f"{arm} {str(source)[:7]}"
-    return str(arm or source or "-")
+    """The arm of a summary cell or table row as shown: `name (sha7)`, or whichever of the two is known."""
+    return label_of(row.get("arm"), row.get("source"))
+
+
+def side_label(row: Mapping[str, Any], side: str) -> str:
+    """Arm A or B of a comparison row as shown: `name (sha7)` (`a`/`b` is the sha, or the name)."""
+    name, key = row[f"name_{side}"], str(row[side])
+    return arm_label({"arm": name or key, "source": key if name and name != key else None})
 
 
 def group_label(row: Mapping[str, Any]) -> str:

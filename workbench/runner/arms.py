@@ -1,7 +1,8 @@
 """Arms: `NAME=REF` names a committed version of the plugin; each run gets its own copy of it.
 
-`resolve` is the one resolver every front end uses: `NAME=REF`, `NAME=@worktree`, or a workspace
-arm's bare NAME (`workbench arm list`), each with the env the workspace file sets for NAME.
+`resolve` is the one resolver every front end uses: `NAME=REF`, `NAME=@worktree`, a workspace arm's
+bare NAME (`workbench arm list`), or `NAME=ARM` (another name for a workspace arm), each with the env
+the workspace file sets for NAME.
 
 The copy is made from `git archive` of REF (GitPython), never from the working tree, so a run
 measures exactly the resolved commit and the record keeps its sha (`source`). `NAME=@worktree`
@@ -120,8 +121,10 @@ def split_spec(spec: str) -> tuple[str, str]:
 def resolve(ws: Workspace, name: str, ref: str = "", *, plugin: Path | None = None,
             allow_worktree: bool = False) -> Arm:
     """THE arm resolver: NAME=REF in the plugin's repo, NAME=@worktree (the folder as it is, when
-    ALLOW_WORKTREE), or a workspace arm's bare NAME; with the env `[arms.NAME]` sets. PLUGIN (default
+    ALLOW_WORKTREE), a workspace arm's bare NAME, or NAME=ARM where ARM is a workspace arm's name (it
+    wins over a git ref of that name); with the env `[arms.NAME]` sets (over ARM's). PLUGIN (default
     the workspace's) is the folder a ref is resolved in."""
+    from workbench.authoring.arms import list_arms
     from workbench.authoring.arms import resolve_arm as named_arm
 
     folder = plugin or ws.plugin_dir
@@ -130,9 +133,9 @@ def resolve(ws: Workspace, name: str, ref: str = "", *, plugin: Path | None = No
         return replace(resolve_arm(folder, name, ref, allow_worktree=allow_worktree), env=env)
     if ref and folder.resolve() != ws.plugin_dir.resolve():  # another plugin folder: its own repo's ref
         return replace(resolve_arm(folder, name, ref), env=env)
-    if not ref:
-        info = named_arm(ws, name)
-        ref, env = info.ref, dict(info.env)
+    if not ref or any(a.name == ref for a in list_arms(ws)):
+        info = named_arm(ws, ref or name)
+        ref, env = info.ref, ({**info.env, **env} if ref else dict(info.env))
     return replace(resolve_arm(ws.plugin_dir, name, ref), env=env)
 
 

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 from workbench.core import stats
 from workbench.core.errors import InputError
 from workbench.core.records import load_files
-from workbench.core.summary import Summary, summarize
+from workbench.core.summary import Summary, arm_label, summarize
 from workbench.tui.data import record_files
 from workbench.tui.widgets.bars import interval_bar, rate_text
 from workbench.tui.widgets.runform import LabelledSelect, labelled
@@ -34,8 +34,7 @@ def arm_labels(summary: Summary) -> dict[str, str]:
     out: dict[str, str] = {}
     for cell in summary.cells.values():
         if cell.arm is not None:
-            names = "+".join(cell.arm_names) or cell.arm[:10]
-            out[cell.arm] = names if names == cell.arm else f"{names} ({cell.arm[:8]})"
+            out[cell.arm] = arm_label("+".join(cell.arm_names) or None, cell.arm if cell.has_source else None)
     return out
 
 

@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 from workbench.core.errors import InputError
 from workbench.core.models import VERDICTS, RunRecord
 from workbench.core.records import load_files
-from workbench.core.summary import overall
+from workbench.core.summary import arm_label, overall
 from workbench.tui.data import record_files
 from workbench.tui.fields import invalid_reason
 from workbench.tui.widgets.runform import LabelledSelect, labelled
@@ -99,7 +99,7 @@ class RecordsScreen(Screen[None]):
         table = self.query_one(DataTable)
         table.clear()
         for r in self.shown:
-            table.add_row(r.host, r.arm or "-", r.case_id or r.target, str(r.run), overall(r) or "?",
+            table.add_row(r.host, escape(arm_label(r.arm, r.source)), r.case_id or r.target, str(r.run), overall(r) or "?",
                           str(len(r.calls)), "-" if r.moment_at is None else f"#{r.moment_at}", r.condition,
                           "yes" if r.valid else escape(f"no: {invalid_reason(r)}"))
         self.query_one("#records-info", Static).update(f"{self.loaded_note} · {len(self.shown)} shown")
