@@ -3,13 +3,15 @@
 Command analysis guesses a read from the command line; the output says what really reached the
 model. From the run's procedures (path -> text, read once per run) each procedure gets its
 DISTINCTIVE lines: at least MIN_DISTINCTIVE characters after whitespace is collapsed, with a letter,
-and contained in no other procedure (so showing one file never proves another). A call's output is
-then matched line by line:
+and contained in no other procedure (so showing one file never proves another). A title (a markdown
+heading, `# Commit`) is no instruction of the procedure: it is neither distinctive nor checkable, so
+printing only the title (`head -1`) is `absent`. A call's output is then matched line by line:
 
 - `shown`: an output line ENDS with a distinctive line of the file, so any prefix is tolerated
   (`12→`, `   12\t`, `12:`, grep's `path:12:`, `cat -n`) and whitespace may differ;
 - `absent`: the output is there, not truncated, and no output line ends with ANY line of the file
-  that has at least MIN_LINE characters (a shared heading still counts as "some of it was shown");
+  that has at least MIN_LINE characters and is not a title (a shared instruction line still counts
+  as "some of it was shown");
 - neither: no evidence (no output, truncated output, or only shared/short lines) — command
   analysis decides.
 
@@ -41,6 +43,12 @@ def normalize(line: str) -> str:
     return " ".join(line.split())
 
 
+def is_title(line: str) -> bool:
+    """Whether a normalized line is a markdown heading (`# Commit`, `## Steps`): it names the
+    procedure or a section, it asks nothing, so showing it alone shows none of the procedure."""
+    return line.lstrip("#").startswith(" ") and line.startswith("#")
+
+
 @dataclass(frozen=True)
 class _Line:
     text: str
@@ -59,7 +67,7 @@ class Fingerprints:
             lines[path] = {}
             for raw in text.splitlines():
                 line = normalize(raw)
-                if len(line) >= MIN_LINE:
+                if len(line) >= MIN_LINE and not is_title(line):
                     lines[path].setdefault(line, []).append(path)
         bodies = {path: "\n".join(normalize(raw) for raw in text.splitlines()) for path, text in procedures.items()}
         holders: dict[str, set[str]] = {}
