@@ -27,7 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from workbench.core.models import Call, ContentEvidence
-from workbench.core.paths import segments
+from workbench.core.paths import GLOB_CHARS, segments
+from workbench.core.shell import analyze
 
 MIN_DISTINCTIVE = 20
 """Shortest distinctive line (normalized characters): shorter lines are headings and boilerplate."""
@@ -35,7 +36,6 @@ MIN_LINE = 8
 """Shortest line whose presence stops an `absent` verdict; shorter ones (`---`, `1.`) are everywhere."""
 TAIL = MIN_LINE
 """Index key: the last TAIL characters of a line (no indexed line is shorter)."""
-_GLOB = frozenset("*?[")
 
 
 def normalize(line: str) -> str:
@@ -113,13 +113,21 @@ class Fingerprints:
         return found
 
 
-def _names(call: Call, path: str) -> bool:
-    """Whether CALL names the procedure (its base name or stem) or holds a glob: only then can
+def _globbed(call: Call) -> bool:
+    """Whether a path CALL reads is a glob (`cat procedures/*.md`): it could then read any procedure.
+    Only the read operands count: `[ -f F ]` and `sys.argv[1]` hold a `[` but name no file."""
+    if call.kind == "shell" and call.command:
+        return any(GLOB_CHARS.intersection(p) for p in analyze(call.command).reads)
+    return bool(call.path and GLOB_CHARS.intersection(call.path))
+
+
+def _names(call: Call, path: str, globbed: bool) -> bool:
+    """Whether CALL names the procedure (its base name or stem) or reads a glob: only then can
     command analysis claim a read of it, so only then is `absent` worth recording."""
     text = " ".join(t for t in (call.command, call.path) if t)
     if not text:
         return False
-    if _GLOB.intersection(text):
+    if globbed:
         return True
     base = segments(path)[-1] if segments(path) else path
     stem = base.rsplit(".", 1)[0]
@@ -135,7 +143,8 @@ def call_evidence(fingerprints: Fingerprints, call: Call) -> Call:
     if call.output is None or call.kind == "edit":
         return call
     found = fingerprints.match(call.output, call.output_truncated)
-    evidence = {p: e for p, e in found.items() if e == "shown" or _names(call, p)}
+    globbed = any(e == "absent" for e in found.values()) and _globbed(call)
+    evidence = {p: e for p, e in found.items() if e == "shown" or _names(call, p, globbed)}
     return call.model_copy(update={"evidence": evidence})
 
 
