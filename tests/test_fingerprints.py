@@ -72,3 +72,23 @@ def test_edits_and_calls_without_output_get_no_evidence() -> None:
     hidden = Call(index=1, tool="read_file", kind="read", path="procedures/testing.md")
     assert [c.evidence for c in content_evidence([edit, hidden], PROCS)] == [{}, {}]
     assert content_evidence([edit], {}) == [edit]
+
+
+def test_a_title_alone_is_absent_and_never_distinctive() -> None:
+    long_title = "# Before you create a commit, read this\nKeep the subject line under sixty characters.\n"
+    fp = Fingerprints({**PROCS, "procedures/commit.md": long_title})
+    assert fp.match("# Testing\n")["procedures/testing.md"] == "absent"  # head -1: the title only
+    assert fp.match("     1\t# Before you create a commit, read this\n")["procedures/commit.md"] == "absent"
+    assert fp.distinctive["procedures/commit.md"] == ("Keep the subject line under sixty characters.",)
+    assert "procedures/testing.md" not in fp.match("# Testing\nFollow these steps before you act.\n")
+
+
+def test_a_test_bracket_or_an_index_is_no_glob() -> None:
+    fp = Fingerprints(PROCS)
+    test = Call(index=0, tool="Bash", kind="shell", output="",
+                command="[ -f procedures/writing.md ] && cat procedures/writing.md")
+    assert call_evidence(fp, test).evidence == {"procedures/writing.md": "absent"}
+    index = test.model_copy(update={"command": "python3 -c 'import sys; print(open(sys.argv[1]).read())' w.md"})
+    assert call_evidence(fp, index).evidence == {}
+    bracket = test.model_copy(update={"command": "cat procedures/[tw]*.md"})
+    assert set(call_evidence(fp, bracket).evidence) == set(PROCS)

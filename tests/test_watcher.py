@@ -121,6 +121,17 @@ def test_file_changes_in_the_tree_and_new_folders(tmp_path: Path) -> None:
     assert not watcher.overflowed
 
 
+def test_touch_of_an_existing_file_is_no_effect_but_a_new_file_and_chmod_x_are(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    with RepoWatcher(repo) as watcher:
+        sh(repo, "touch README.md && touch -d 2001-01-01 notes.txt && chmod 600 README.md && touch new.txt")
+    got = kinds(watcher.stop())
+    assert got == [("new.txt", "created")], got  # attributes only: git sees no change
+    with RepoWatcher(repo) as watcher:
+        sh(repo, "chmod +x README.md")
+    assert kinds(watcher.stop()) == [("README.md", "modified")]  # the one mode git records
+
+
 def test_git_history_commit_tag_branch_merge(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
     watcher = RepoWatcher(repo).start()

@@ -3,13 +3,15 @@
 Command analysis guesses a read from the command line; the output says what really reached the
 model. From the run's procedures (path -> text, read once per run) each procedure gets its
 DISTINCTIVE lines: at least MIN_DISTINCTIVE characters after whitespace is collapsed, with a letter,
-and contained in no other procedure (so showing one file never proves another). A call's output is
-then matched line by line:
+and contained in no other procedure (so showing one file never proves another). A title (a markdown
+heading, `# Commit`) is no instruction of the procedure: it is neither distinctive nor checkable, so
+printing only the title (`head -1`) is `absent`. A call's output is then matched line by line:
 
 - `shown`: an output line ENDS with a distinctive line of the file, so any prefix is tolerated
   (`12→`, `   12\t`, `12:`, grep's `path:12:`, `cat -n`) and whitespace may differ;
 - `absent`: the output is there, not truncated, and no output line ends with ANY line of the file
-  that has at least MIN_LINE characters (a shared heading still counts as "some of it was shown");
+  that has at least MIN_LINE characters and is not a title (a shared instruction line still counts
+  as "some of it was shown");
 - neither: no evidence (no output, truncated output, or only shared/short lines) — command
   analysis decides.
 
@@ -25,7 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from workbench.core.models import Call, ContentEvidence
-from workbench.core.paths import segments
+from workbench.core.paths import GLOB_CHARS, segments
+from workbench.core.shell import analyze
 
 MIN_DISTINCTIVE = 20
 """Shortest distinctive line (normalized characters): shorter lines are headings and boilerplate."""
@@ -33,12 +36,17 @@ MIN_LINE = 8
 """Shortest line whose presence stops an `absent` verdict; shorter ones (`---`, `1.`) are everywhere."""
 TAIL = MIN_LINE
 """Index key: the last TAIL characters of a line (no indexed line is shorter)."""
-_GLOB = frozenset("*?[")
 
 
 def normalize(line: str) -> str:
     """A line with runs of whitespace collapsed to one space and the ends stripped."""
     return " ".join(line.split())
+
+
+def is_title(line: str) -> bool:
+    """Whether a normalized line is a markdown heading (`# Commit`, `## Steps`): it names the
+    procedure or a section, it asks nothing, so showing it alone shows none of the procedure."""
+    return line.lstrip("#").startswith(" ") and line.startswith("#")
 
 
 @dataclass(frozen=True)
@@ -59,7 +67,7 @@ class Fingerprints:
             lines[path] = {}
             for raw in text.splitlines():
                 line = normalize(raw)
-                if len(line) >= MIN_LINE:
+                if len(line) >= MIN_LINE and not is_title(line):
                     lines[path].setdefault(line, []).append(path)
         bodies = {path: "\n".join(normalize(raw) for raw in text.splitlines()) for path, text in procedures.items()}
         holders: dict[str, set[str]] = {}
@@ -105,13 +113,21 @@ class Fingerprints:
         return found
 
 
-def _names(call: Call, path: str) -> bool:
-    """Whether CALL names the procedure (its base name or stem) or holds a glob: only then can
+def _globbed(call: Call) -> bool:
+    """Whether a path CALL reads is a glob (`cat procedures/*.md`): it could then read any procedure.
+    Only the read operands count: `[ -f F ]` and `sys.argv[1]` hold a `[` but name no file."""
+    if call.kind == "shell" and call.command:
+        return any(GLOB_CHARS.intersection(p) for p in analyze(call.command).reads)
+    return bool(call.path and GLOB_CHARS.intersection(call.path))
+
+
+def _names(call: Call, path: str, globbed: bool) -> bool:
+    """Whether CALL names the procedure (its base name or stem) or reads a glob: only then can
     command analysis claim a read of it, so only then is `absent` worth recording."""
     text = " ".join(t for t in (call.command, call.path) if t)
     if not text:
         return False
-    if _GLOB.intersection(text):
+    if globbed:
         return True
     base = segments(path)[-1] if segments(path) else path
     stem = base.rsplit(".", 1)[0]
@@ -127,7 +143,8 @@ def call_evidence(fingerprints: Fingerprints, call: Call) -> Call:
     if call.output is None or call.kind == "edit":
         return call
     found = fingerprints.match(call.output, call.output_truncated)
-    evidence = {p: e for p, e in found.items() if e == "shown" or _names(call, p)}
+    globbed = any(e == "absent" for e in found.values()) and _globbed(call)
+    evidence = {p: e for p, e in found.items() if e == "shown" or _names(call, p, globbed)}
     return call.model_copy(update={"evidence": evidence})
 
 

@@ -27,7 +27,7 @@ from workbench.core.paths import GLOB_CHARS as _GLOB_CHARS
 from workbench.core.paths import either_suffix, segments, suffix_match
 from workbench.core.shell import analyze
 
-SCORER_RULES = 4
+SCORER_RULES = 5
 """Version of the scoring rules; bump when any rule changes a verdict, so old records can be rescored."""
 
 

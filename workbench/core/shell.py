@@ -630,8 +630,8 @@ class _Interp:
         if name == "tee":
             ops, _ = _operands(args)
             st.writes.extend(self._path(p) for p in ops if not _is_dev(p))
-        elif name in ("touch", "rm", "truncate", "shred", "unlink"):
-            ops, _ = _operands(args, "drts" if name in ("touch", "truncate") else "")
+        elif name in ("rm", "truncate", "shred", "unlink"):  # not touch: an existing file keeps its content
+            ops, _ = _operands(args, "rs" if name == "truncate" else "")
             st.writes.extend(self._path(p) for p in ops if not _is_dev(p))
         elif name in ("cp", "mv", "install"):
             ops, opts = _operands(args, "tSgmo", frozenset({"--target-directory", "--suffix"}))

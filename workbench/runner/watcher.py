@@ -8,6 +8,10 @@ moment it arrives and adds a watch for each new folder itself. watchdog was the 
 observer thread batches and re-orders events behind its own emitter queue, which blurs exactly the
 timing attribution needs.
 
+An attribute-only change (IN_ATTRIB: `touch` of an existing file, a new mtime, an owner) changed no
+content and git sees none of it, so it is no effect; only a changed executable bit (the one mode git
+records, `chmod +x`) is a `modified`. A file `touch` creates is `created` as any new file is.
+
 Git: the tree's `.git` is not watched except HEAD, packed-refs, index and refs/ (recursively).
 A ref change is read at once (its new sha) and classified after the run with one `git rev-list`:
 a new tag, a new branch, a merge (a new commit with two parents), a commit, or `ref` (moved to
@@ -35,8 +39,17 @@ TREE_MASK = (flags.CREATE | flags.MODIFY | flags.ATTRIB | flags.DELETE | flags.M
 GIT_MASK = flags.CREATE | flags.MODIFY | flags.DELETE | flags.MOVED_TO | flags.ONLYDIR
 GIT_FILES = frozenset({"HEAD", "packed-refs", "index"})
 """The files directly in .git that are watched; everything else there is git's internals."""
+CONTENT_EVENTS = flags.CREATE | flags.MODIFY | flags.DELETE | flags.MOVED_FROM | flags.MOVED_TO
 MAX_EFFECTS = 100_000
 """Raw effects kept per run; past this the watcher says `overflowed` (so does a kernel queue overflow)."""
+
+
+def _executable(path: Path) -> bool | None:
+    """Whether PATH has its owner's executable bit (git's only recorded mode); None: it is gone."""
+    try:
+        return bool(path.lstat().st_mode & 0o100)
+    except OSError:
+        return None
 
 
 def _read_ref(path: Path) -> str | None:
@@ -105,6 +118,8 @@ class RepoWatcher:
         self._dirs: dict[int, Path] = {}
         self._git_dirs: dict[int, Path] = {}
         self._existing: set[str] = set()
+        self._modes: dict[str, bool | None] = {}
+        """File -> its executable bit, as last seen (an attribute change is an effect only if it flips)."""
         self._refs: dict[str, str] = {}
         self._start_refs: dict[str, str] = {}
         self._inotify: INotify | None = None
@@ -153,6 +168,7 @@ class RepoWatcher:
                 continue
             for name in files:
                 rel = (base / name).relative_to(self.repo).as_posix()
+                self._modes[rel] = _executable(base / name)
                 if t is None:
                     self._existing.add(rel)
                 else:
@@ -237,7 +253,13 @@ class RepoWatcher:
                 self._watch_tree(path, t)
             return
         rel = path.relative_to(self.repo).as_posix()
+        if not mask & CONTENT_EVENTS:  # attributes only: an effect only if the executable bit flipped
+            mode = _executable(path)
+            if mode is None or mode == self._modes.get(rel, mode):
+                return
         kind: EffectKind
+        if mask & (flags.CREATE | flags.MOVED_TO | flags.ATTRIB):
+            self._modes[rel] = _executable(path)
         if mask & flags.CREATE:
             kind = "created"
         elif mask & flags.MOVED_TO:
