@@ -192,6 +192,7 @@ class BatchJob:
         from workbench.runner.proof import ProofFailed, prove
 
         self.cfg.workdir = self.workdir
+        self.cfg.cancel = self.cancelled  # an executor without run_host_fn (Ray) cancels its runs on abort
 
         def host_fn(*args: Any, **kwargs: Any) -> Any:
             if self.cancelled.is_set():
