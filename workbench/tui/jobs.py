@@ -215,6 +215,8 @@ class BatchJob:
             note = (result.aborted or result.quota or result.budget or "partial: invalid runs") if not result.complete \
                 else "complete" if result.stop_rule is None or result.stop_rule.rule == "fixed" \
                 else f"complete · {result.stop_reason()}"
+            if result.cancelled:
+                note = "aborted by you: the records already written stay"
         except BatchCancelled:
             note = "aborted by you: the records already written stay"
         except (ProofFailed, BatchAborted, InputError, OSError) as exc:
