@@ -66,6 +66,31 @@ def test_ray_batch_writes_the_records_of_the_thread_pool(tmp_path: Path) -> None
     assert {r.executor.kind for r in load_file(kept).records if r.executor} == {"threads"}
 
 
+def test_a_killed_worker_is_retried_by_the_driver_and_recorded_once(tmp_path: Path) -> None:
+    w = make_world(tmp_path)
+    killed: list[int] = []
+
+    def kill_a_running_task(outcome: object, progress: object) -> None:
+        if killed:
+            return
+        for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+            with contextlib.suppress(OSError):
+                if cmdline.read_bytes().startswith(b"ray::_run_task"):
+                    pid = int(cmdline.parent.name)
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+                    return
+
+    cfg = config(w, runs=2, jobs=2, infra_retries=1, executor=ExecutorChoice(kind="ray"))
+    result = run_batch(cfg, on_outcome=kill_a_running_task)
+    assert killed, "no Ray task was running when the first run was recorded"
+    assert result.complete and not result.lost
+    counts = Counter(RunKey.of(r) for r in load_file(w.record).records)
+    assert set(counts) == {p.key for p in plan(cfg)} and set(counts.values()) == {1}
+    attempts = [json.loads(line)["attempt"] for line in journal_path(w.record).read_text().splitlines()]
+    assert attempts.count(1) == 1 and len(attempts) == len(counts) + 1
+
+
 def test_killed_driver_then_resume_records_each_run_once(tmp_path: Path) -> None:
     w = make_world(tmp_path)
     proc = batch_cli(w, "sim", "--executor", "ray", "--login-slots", "sim=2")
