@@ -12,6 +12,7 @@ Usage: python bench/executors.py [--runs N] [--out FILE]
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import shutil
 import statistics
@@ -21,6 +22,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # nothing leaves the machine
 sys.path.insert(0, str(ROOT / "tests"))
 
 from batch_support import config, make_world  # noqa: E402

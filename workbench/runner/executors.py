@@ -152,11 +152,10 @@ def make_executor(choice: ExecutorChoice, jobs: int, hosts: list[str],
     """The executor CHOICE names; Ray is imported only here, and a missing extra is bad input naming it."""
     if choice.kind == "threads":
         return ThreadExecutor(jobs, run_host_fn, choice.keep_stream)
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        raise InputError("--executor ray needs the ray extra: pip install 'trigger-workbench[ray]'",
-                         field="--executor") from None
+    import importlib.util
+
+    if importlib.util.find_spec("ray") is None:
+        raise InputError("--executor ray needs the ray extra: pip install 'trigger-workbench[ray]'", field="--executor")
     from workbench.runner.ray_executor import RayExecutor
 
     return RayExecutor(choice, jobs, hosts, workdir)

@@ -5,7 +5,8 @@ would buy the run twice. A worker or node that dies comes back as an infrastruct
 driver decides. Per-login concurrency is the custom resource `login:HOST` (each run of HOST takes
 one), so a cluster never runs more of a login at once than its nodes declare. Before its first run,
 each worker proves the confinement where it is (`proof.prove_cached`); the record names the node.
-Without `--address` a local Ray starts on 127.0.0.1 (no dashboard) and stops with the batch.
+Without `--address` a local Ray starts on 127.0.0.1 (no dashboard) and stops with the batch. Ray's
+usage statistics are switched off before it is imported: nothing leaves the machine.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import ray
-from ray.exceptions import GetTimeoutError, RayError, RayTaskError, TaskCancelledError
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+
+import ray  # noqa: E402
+from ray.exceptions import GetTimeoutError, RayError, RayTaskError, TaskCancelledError  # noqa: E402
 
 from workbench.core.errors import InputError
 from workbench.core.models import ExecutorInfo
