@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 INSPECT_STAMP := $(VENV)/.installed-inspect
+RAY_STAMP := $(VENV)/.installed-ray
 
 .PHONY: run test lint install system-deps clean bench
 
@@ -21,6 +22,11 @@ $(INSPECT_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet -c requirements.lock -e '.[dev,inspect]'
 	touch $(INSPECT_STAMP)
 
+# The optional `ray` extra (workbench batch --executor ray); `make test` installs it so its tests run.
+$(RAY_STAMP): $(INSPECT_STAMP)
+	$(BIN)/pip install --quiet -c requirements.lock -e '.[dev,inspect,ray]'
+	touch $(RAY_STAMP)
+
 run: $(STAMP)
 	$(BIN)/workbench
 
@@ -31,7 +37,7 @@ lint: $(STAMP)
 system-deps:
 	bash scripts/system-deps.sh
 
-test: system-deps $(INSPECT_STAMP) lint
+test: system-deps $(RAY_STAMP) lint
 	$(BIN)/pytest
 
 bench: $(STAMP)
@@ -40,6 +46,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/batch.py
 	$(BIN)/python bench/tui.py
 	$(BIN)/python bench/fingerprints.py
+	$(BIN)/python bench/executors.py
 
 clean:
 	rm -rf $(VENV)

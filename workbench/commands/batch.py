@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from workbench.core.workspace import Workspace
     from workbench.runner.arms import Arm
     from workbench.runner.batch import BatchConfig, BatchResult
+    from workbench.runner.executors import ExecutorChoice
 
 HOSTS = ("sim", "claude", "codex", "opencode", "gemini", "grok")
 
@@ -76,6 +77,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--tier", metavar="NAME",
                    help="a preset of workbench.toml [tiers.NAME] (built in: smoke, decide, publish); options given "
                         "explicitly override it")
+    p.add_argument("--executor", choices=("threads", "ray"), default="threads",
+                   help="where runs execute: this machine's threads (default) or Ray tasks (extra: workbench[ray])")
+    p.add_argument("--address", metavar="ADDR", help="--executor ray: a running Ray cluster (default: a local Ray)")
+    p.add_argument("--login-slots", action="append", default=[], metavar="HOST=N",
+                   help="--executor ray: runs of HOST at once across the cluster (Ray resource login:HOST)")
+    p.add_argument("--infra-retries", type=int, default=0, metavar="N",
+                   help="submit a run again up to N times when its worker or node died (each may be re-bought)")
     p.add_argument("--json", action="store_true", help="print the forecast, stop rule and result as JSON")
     p.set_defaults(handler=run)
 
@@ -130,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"unknown host {h!r}; known: {', '.join(HOSTS)}", field="--hosts")
     if args.retry_invalid and not args.resume:
         raise InputError("--retry-invalid needs --resume", field="--retry-invalid")
+    choice = executor_choice(args)
     cases = select_cases(args.cases, ws.cases_dir)
     if tier is not None and tier.negatives:
         cases += [c for c in select_cases("all", ws.cases_dir) if c.kind == "negative" and c not in cases]
@@ -147,7 +156,8 @@ def run(args: argparse.Namespace) -> int:
                       confinement=confinement, guard=guard,
                       fixture=ws.base_fixture if ws.base_fixture.is_dir() else None,
                       script=load_script(args.script) if args.script else None, timeout=args.timeout,
-                      silence_timeout=args.silence_timeout, real_home=home)
+                      silence_timeout=args.silence_timeout, real_home=home, executor=choice,
+                      infra_retries=max(0, args.infra_retries))
     cfg.stop = stop_rule(args, tier)
     if cfg.stop is not None:
         cfg.runs = cfg.stop.max_runs
@@ -196,6 +206,12 @@ def run(args: argparse.Namespace) -> int:
     if result.swept:
         console.print(f"workbench: --resume killed {len(result.swept)} leftover process(es) of a dead batch: "
                       + "; ".join(result.swept[:3]), soft_wrap=True, markup=False)
+    for label in result.possibly_spent:
+        console.print(f"workbench: possibly spent, not recorded (an earlier driver started it): {label}",
+                      soft_wrap=True, markup=False)
+    for label in result.lost:
+        console.print(f"[yellow]workbench: lost to the executor, not recorded (possibly spent; --resume runs it): "
+                      f"{label}[/yellow]", soft_wrap=True, markup=False)
     if result.aborted:
         console.print(f"[red]workbench: batch ABORTED: {result.aborted}[/red]", soft_wrap=True)
     if result.quota:
@@ -217,6 +233,21 @@ def run(args: argparse.Namespace) -> int:
     if result.aborted:
         return int(ExitCode.ABORTED)
     return int(ExitCode.OK if result.complete else ExitCode.FINDINGS)
+
+
+def executor_choice(args: argparse.Namespace) -> ExecutorChoice:
+    """The executor options; Ray options without `--executor ray`, or Ray not installed, are bad input."""
+    import importlib.util
+
+    from workbench.runner.executors import ExecutorChoice, parse_login_slots
+
+    if args.executor != "ray":
+        if args.address or args.login_slots:
+            raise InputError("--address and --login-slots go with --executor ray", field="--executor")
+        return ExecutorChoice()
+    if importlib.util.find_spec("ray") is None:
+        raise InputError("--executor ray needs the ray extra: pip install 'trigger-workbench[ray]'", field="--executor")
+    return ExecutorChoice(kind="ray", address=args.address, login_slots=parse_login_slots(args.login_slots))
 
 
 def tier_of(args: argparse.Namespace, ws: Workspace) -> Tier | None:
@@ -286,7 +317,8 @@ def result_json(result: BatchResult, invalid: int, state: str) -> dict[str, obje
     return {"batch": result.batch, "state": state, "runs": len(result.outcomes), "invalid": invalid,
             "skipped": result.skipped, "planned": result.planned, "not_needed": result.not_needed,
             "aborted": result.aborted, "quota": result.quota, "budget": result.budget,
-            "stop_reason": result.stop_reason(),
+            "stop_reason": result.stop_reason(), "executor": result.executor,
+            "possibly_spent": result.possibly_spent, "lost": result.lost,
             "decisions": [{"host": d.comparison.host, "target": d.comparison.target, "kind": d.comparison.kind,
                            "pairs": d.pairs, "only_a": d.only_a, "only_b": d.only_b, "e_value": d.e_value,
                            "better": d.better, "more_pairs": d.more_pairs} for d in result.decisions.values()]}

@@ -262,6 +262,15 @@ class StopRule(BaseModel):
         return out + (f" [tier {self.tier}]" if self.tier else "")
 
 
+class ExecutorInfo(BaseModel):
+    """Where a batch run ran: the executor kind and (Ray) the node, and that node's confinement proof."""
+
+    kind: Literal["threads", "ray"] = Field(description="threads (this machine's pool) or ray (a Ray task).")
+    node: str | None = Field(default=None, description="The Ray node id the run ran on (None: the driver's machine).")
+    proof: Literal["passed", "unconfined"] | None = Field(
+        default=None, description="The confinement proof on that node before its first run (unconfined: none needed).")
+
+
 class RunRecord(BaseModel):
     """ONE schema for every run: canary, batch and live-install. Unknown fields (other tools') are kept."""
 
@@ -331,6 +340,7 @@ class RunRecord(BaseModel):
     provenance: Provenance | None = Field(default=None, description="Import and rescore history.")
     published: dict[str, Any] | None = Field(
         default=None, description="Imported: the source's fields whose meaning differs here, verbatim.")
+    executor: ExecutorInfo | None = Field(default=None, description="Batch runs: which executor (and node) ran it.")
     discarded: Marking | None = Field(default=None, description="Left out of tables, with the reason.")
     superseded: Marking | None = Field(default=None, description="Replaced by a later run, with the reason.")
 

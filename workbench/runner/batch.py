@@ -9,6 +9,12 @@ run aborts the batch, names the run and keeps the records already written. A run
 invalid ones unless `retry_invalid`. Every record carries the batch id (a hash of the plan) and
 the planned count, so a partial batch is visible from the records alone.
 
+Runs execute on an executor (`runner/executors.py`: this machine's threads, or Ray tasks); the
+driver alone guards and appends, once per (batch id, key). Before each run is submitted it is
+written to the started-journal (`runner/journal.py`); on `--resume`, a run started but never
+recorded is reported as possibly spent. An infrastructure failure (a Ray worker or node died) is
+never recorded; the driver submits the run again up to `infra_retries` times, else reports it.
+
 Stop rules (`core.models.StopRule`, written into every record): `fixed` runs every planned run;
 `until-decided` plans `max_runs` per cell run by run (run 0 of every case, then run 1, ...) and
 drops the runs of each (host, target) comparison of the rule's two arms once the anytime-valid paired
@@ -26,8 +32,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from workbench.core.budget import Budget
@@ -40,8 +45,10 @@ from workbench.modelstub import Script
 from workbench.runner.arms import Arm, archive
 from workbench.runner.confine import Confinement
 from workbench.runner.execute import execute
+from workbench.runner.executors import Executor, ExecutorChoice, Finished, Job, make_executor
 from workbench.runner.guard import Guard, Snapshot
 from workbench.runner.hostrun import HostRun, run_host
+from workbench.runner.journal import journal_path, note_started, started
 from workbench.runner.process import claim, sweep_dead_batches
 from workbench.runner.proof import prove
 from workbench.runner.request import RunIdentity, RunRequest, build_request
@@ -106,6 +113,12 @@ class BatchConfig:
     stop: StopRule | None = None
     """The stop rule (None: fixed, `runs` runs); until-decided plans `runs` as its max_runs."""
     budget: Budget | None = None
+    executor: ExecutorChoice = field(default_factory=ExecutorChoice)
+    """Where runs execute: threads (default) or Ray (`runner/ray_executor.py`)."""
+    cancel: threading.Event | None = None
+    """Set it to stop the batch: no run is launched after, runs in flight are cancelled (Ray: killed)."""
+    infra_retries: int = 0
+    """Times the driver submits a run again whose worker or node died (each may be a re-purchase)."""
 
     @property
     def stop_rule(self) -> StopRule:
@@ -179,11 +192,17 @@ class BatchResult:
     """until-decided: every comparison as it stood at the end."""
     not_needed: int = 0
     """until-decided: planned runs left out because their comparison was decided."""
+    possibly_spent: list[str] = field(default_factory=list)
+    """Runs the started-journal says an earlier driver launched that were never recorded (labels)."""
+    lost: list[str] = field(default_factory=list)
+    """Runs of this batch lost to an infrastructure failure and not recorded (`--resume` runs them)."""
+    executor: str = "threads"
+    cancelled: bool = False
 
     @property
     def complete(self) -> bool:
-        return (self.aborted is None and self.quota is None and self.budget is None
-                and all(o.record.valid for o in self.outcomes))
+        return (self.aborted is None and self.quota is None and self.budget is None and not self.lost
+                and not self.cancelled and all(o.record.valid for o in self.outcomes))
 
     def stop_reason(self) -> str:
         """Why the batch ended, one line."""
@@ -339,7 +358,8 @@ def request_for(p: Planned, cfg: BatchConfig, root: Path, tars: dict[str, bytes]
 
 def run_planned(p: Planned, cfg: BatchConfig, root: Path, tars: dict[str, bytes], batch: str, planned: int,
                 run_host_fn: Callable[..., HostRun] = run_host) -> RunOutcome:
-    """Run one planned run through `execute` (its folder under ROOT, removed afterwards)."""
+    """Run one planned run on this thread through `execute` (its folder under ROOT, removed afterwards);
+    a batch goes through an executor instead."""
     result = execute(request_for(p, cfg, root, tars, batch, planned), run_host_fn=run_host_fn)
     return RunOutcome(p, result.record, result.seconds, result.leftovers)
 
@@ -399,6 +419,17 @@ def run_batch(cfg: BatchConfig, on_outcome: Callable[[RunOutcome, Progress], Non
     mine = [r for r in loaded.records if RunKey.of(r) in keys]
     pending = _still_needed(cfg, pending, mine, result)
     progress = Progress(len(items), skipped=result.skipped)
+    journal = journal_path(cfg.record)
+    recorded = {RunKey.of(r) for r in mine if r.batch == bid}
+    by_key = {p.key: p for p in items}
+    for key in started(journal, bid):
+        with contextlib.suppress(TypeError):
+            k = RunKey(**key)
+            if k not in recorded and k in by_key:
+                result.possibly_spent.append(k.label(by_key[k].arm.name))
+    own = os.path.realpath(journal)
+    if Path(own) not in cfg.guard.own:
+        cfg.guard.own.append(Path(own))
     if cfg.resume:  # a batch killed with -9 may have left host processes and its scratch folder
         result.swept = sweep_dead_batches(Path(cfg.workdir or tempfile.gettempdir()))
     root = Path(tempfile.mkdtemp(prefix="wb-batch-", dir=cfg.workdir))
@@ -409,7 +440,15 @@ def run_batch(cfg: BatchConfig, on_outcome: Callable[[RunOutcome, Progress], Non
             on_start(progress)
         tars = {a.sha: archive(a) for a in cfg.arms if a.sha}
         before = cfg.guard.snapshot()
-        _loop(cfg, pending, root, tars, bid, len(items), before, result, progress, on_outcome, run_host_fn, mine)
+        executor = make_executor(cfg.executor, cfg.jobs, cfg.hosts, run_host_fn, root)
+        result.executor = executor.kind
+        try:
+            _loop(cfg, executor, pending, root, tars, bid, len(items), before, result, progress, on_outcome, mine)
+        except BaseException:
+            executor.cancel()  # Ctrl-C, the TUI's abort, a crash: nothing keeps running remotely
+            raise
+        finally:
+            executor.close()
     finally:
         os.close(owner)
         shutil.rmtree(root, ignore_errors=True)
@@ -431,64 +470,92 @@ def _still_needed(cfg: BatchConfig, pending: list[Planned], records: list[RunRec
     return kept
 
 
-def _loop(cfg: BatchConfig, pending: list[Planned], root: Path, tars: dict[str, bytes], bid: str, planned: int,
-          before: Snapshot, result: BatchResult, progress: Progress,
-          on_outcome: Callable[[RunOutcome, Progress], None] | None, run_host_fn: Callable[..., HostRun],
-          mine: list[RunRecord]) -> None:
+def _loop(cfg: BatchConfig, executor: Executor, pending: list[Planned], root: Path, tars: dict[str, bytes], bid: str,
+          planned: int, before: Snapshot, result: BatchResult, progress: Progress,
+          on_outcome: Callable[[RunOutcome, Progress], None] | None, mine: list[RunRecord]) -> None:
     """Keep J runs going; after each: guard, append, progress, the stop rule; stop launching on a guard
-    trip, a quota error or a budget. MINE (the batch's records) grows as runs are recorded."""
-    lock = threading.Lock()
-    queue = list(reversed(pending))
-    running: dict[Future[RunOutcome], Planned] = {}
+    trip, a quota error, a budget or the cancel event. MINE (the batch's records) grows as runs are recorded."""
+    queue: list[Job] = [Job(p, request_for(p, cfg, root, tars, bid, planned)) for p in reversed(pending)]
     spent: list[RunRecord] = []
-    with ThreadPoolExecutor(max_workers=max(1, cfg.jobs), thread_name_prefix="batch-run") as pool:
-        while queue or running:
-            while queue and len(running) < max(1, cfg.jobs) and result.aborted is None and result.quota is None:
-                if cfg.budget is not None and cfg.budget.active:
-                    nxt = queue[-1]
-                    reason = cfg.budget.stop_reason(spent, [planned_run(q) for q in running.values()],
-                                                    planned_run(nxt), nxt.key.label(nxt.arm.name))
-                    if reason is not None:
-                        result.budget = reason
-                        queue.clear()
-                        break
-                p = queue.pop()
-                running[pool.submit(run_planned, p, cfg, root, tars, bid, planned, run_host_fn)] = p
-            if not running:
-                break
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for fut in done:
-                p = running.pop(fut)
-                outcome = fut.result()
-                record = outcome.record
-                with lock:
-                    t = time.perf_counter()
-                    changes = outcome.leftovers + cfg.guard.changes(before)
-                    outcome.seconds["guard"] = time.perf_counter() - t
-                    if changes:  # seen only here, after the run: across runs in flight, under the lock
-                        record = record.model_copy(update={"valid": False, "invalid_reason": "guard",
-                                                           "guard": GuardReport(changes=changes)})
-                        others = ", ".join(q.key.label(q.arm.name) for q in running.values())
-                        result.aborted = result.aborted or (f"the guard saw a change after run {p.key.label(p.arm.name)}"
-                                          + (f" (also running: {others})" if others else "") + ": "
-                                          + "; ".join(changes[:5]))
-                    elif record.invalid_reason == "quota" and result.quota is None:
-                        result.quota = f"{p.key.label(p.arm.name)}: the host reported a quota or rate limit"
-                    outcome.record = record
-                    if not _append(cfg.record, record, result):
-                        continue
-                    result.outcomes.append(outcome)
-                    progress.add(record)
-                    spent.append(record)
-                    mine.append(record)
-                    if cfg.budget is not None:
-                        cfg.budget.history.append(record)
-                    if cfg.until_decided:
-                        queue = list(reversed(_still_needed(cfg, list(reversed(queue)), mine, result)))
-                if on_outcome is not None:
-                    on_outcome(outcome, progress)
-            if result.aborted is not None or result.quota is not None:
-                queue.clear()
+    appended: set[RunKey] = set()
+    journal = journal_path(cfg.record)
+    poll = None if cfg.cancel is None and executor.kind == "threads" else 0.2
+    while queue or executor.running():
+        if cfg.cancel is not None and cfg.cancel.is_set():
+            result.cancelled = True
+            queue.clear()
+            if executor.kind != "threads":  # thread runs stop through the TUI's run_host_fn
+                executor.cancel()
+        while (queue and len(executor.running()) < max(1, cfg.jobs) and result.aborted is None
+               and result.quota is None and not result.cancelled):
+            if cfg.budget is not None and cfg.budget.active:
+                nxt = queue[-1].planned
+                reason = cfg.budget.stop_reason(spent, [planned_run(j.planned) for j in executor.running()],
+                                                planned_run(nxt), nxt.key.label(nxt.arm.name))
+                if reason is not None:
+                    result.budget = reason
+                    queue.clear()
+                    break
+            job = queue.pop()
+            note_started(journal, bid, asdict(job.planned.key), executor.kind, job.attempt)
+            executor.submit(job)
+        if not executor.running():
+            break
+        for fin in executor.wait(poll):
+            p = fin.job.planned
+            if fin.record is None:
+                _failed(cfg, fin, queue, result)
+                continue
+            if p.key in appended:  # exactly once per (batch, key), whatever the executor reports
+                continue
+            outcome = RunOutcome(p, fin.record.model_copy(update={"executor": fin.executor}), fin.seconds,
+                                 fin.leftovers)
+            record = outcome.record
+            t = time.perf_counter()
+            changes = outcome.leftovers + cfg.guard.changes(before)
+            outcome.seconds["guard"] = time.perf_counter() - t
+            if changes:  # seen only here, after the run: across runs in flight
+                record = record.model_copy(update={"valid": False, "invalid_reason": "guard",
+                                                   "guard": GuardReport(changes=changes)})
+                others = ", ".join(j.planned.key.label(j.planned.arm.name) for j in executor.running())
+                result.aborted = result.aborted or (f"the guard saw a change after run {p.key.label(p.arm.name)}"
+                                  + (f" (also running: {others})" if others else "") + ": "
+                                  + "; ".join(changes[:5]))
+            elif record.invalid_reason == "quota" and result.quota is None:
+                result.quota = f"{p.key.label(p.arm.name)}: the host reported a quota or rate limit"
+            outcome.record = record
+            if not _append(cfg.record, record, result):
+                continue
+            appended.add(p.key)
+            result.outcomes.append(outcome)
+            progress.add(record)
+            spent.append(record)
+            mine.append(record)
+            if cfg.budget is not None:
+                cfg.budget.history.append(record)
+            if cfg.until_decided:
+                still = {q.key for q in _still_needed(cfg, [j.planned for j in reversed(queue)], mine, result)}
+                queue = [j for j in queue if j.planned.key in still]
+            if on_outcome is not None:
+                on_outcome(outcome, progress)
+        if result.aborted is not None or result.quota is not None:
+            queue.clear()
+
+
+def _failed(cfg: BatchConfig, fin: Finished, queue: list[Job], result: BatchResult) -> None:
+    """A run lost to the infrastructure: abort on a failed proof, else submit it again (infra_retries)
+    or report it lost. Nothing is recorded for it: it may have been spent."""
+    p = fin.job.planned
+    label = p.key.label(p.arm.name)
+    if fin.fatal:
+        result.aborted = result.aborted or f"{label}: {fin.failure}"
+        return
+    if result.cancelled:
+        return
+    if fin.job.attempt < cfg.infra_retries:
+        queue.append(Job(p, fin.job.request, fin.job.attempt + 1))
+        return
+    result.lost.append(f"{label}: {fin.failure}")
 
 
 def _append(path: Path, record: RunRecord, result: BatchResult) -> bool:

@@ -273,6 +273,7 @@ class BatchJob:
             return
         post(BatchRecordsLoaded([r for r in held if RunKey.of(r) in keys], str(cfg.record), len(keys)))
         cfg.workdir = self.workdir
+        cfg.cancel = self.cancelled  # an executor without run_host_fn (Ray) cancels its runs on abort
 
         def host_fn(*args: Any, **kwargs: Any) -> Any:
             if self.cancelled.is_set():
@@ -300,6 +301,8 @@ class BatchJob:
             note = (result.aborted or result.quota or result.budget or "partial: invalid runs") if not result.complete \
                 else "complete" if result.stop_rule is None or result.stop_rule.rule == "fixed" \
                 else f"complete · {result.stop_reason()}"
+            if result.cancelled:
+                note = "aborted by you: the records already written stay"
         except BatchCancelled:
             note = self.stopped or "aborted by you: the records already written stay"
         except (ProofFailed, BatchAborted, InputError, OSError) as exc:
