@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
+from workbench.commands.unconfined import add_flag, warn
 from workbench.core.budget import Budget
 from workbench.core.cases import load_case, load_cases
 from workbench.core.decide import Decision
@@ -53,7 +54,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--script", metavar="FILE", help="a scripted model instead of a real one (tests, self-checks)")
     p.add_argument("--resume", action="store_true", help="skip runs already recorded (valid ones always)")
     p.add_argument("--retry-invalid", action="store_true", help="with --resume: run invalid runs again")
-    p.add_argument("--unconfined", action="store_true", help="run without bubblewrap (records say unconfined)")
+    add_flag(p)
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per run before it is stopped (600)")
     p.add_argument("--silence-timeout", type=float, default=300.0, help="seconds without output before stop (300)")
     p.add_argument("--guard", action="append", default=[], metavar="PATH", help="another checkout to guard")
@@ -138,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     record = Path(args.record).resolve()
     guarded = [ws.root, *(a.repo_root for a in arms), *map(Path, args.guard)]
     guard = Guard.for_home(home, guarded, own=[record, record.with_name(record.name + ".torn")])
-    confinement = confinement_for("batch", unconfined=args.unconfined, home=home, checkouts=guard.checkouts)
+    confinement = confinement_for("batch", unconfined=warn(args, "batch"), home=home, checkouts=guard.checkouts)
     cfg = BatchConfig(cases=cases, hosts=hosts, arms=arms, runs=args.runs or (tier.runs if tier else 1),
                       record=record, jobs=args.jobs,
                       model=args.model, effort=args.effort, resume=args.resume, retry_invalid=args.retry_invalid,

@@ -26,6 +26,7 @@ from workbench.core.fingerprints import Fingerprints, call_evidence
 from workbench.core.models import Call, CallEffect, EntryGate, GuardReport, RunRecord, Score, ScoreSpec
 from workbench.core.scoring import SCORER_RULES, score
 from workbench.hosts import adapter
+from workbench.hosts.base import Launch
 from workbench.runner.arms import build_copy
 from workbench.runner.fixture import make_fixture
 from workbench.runner.hostrun import HostRun, run_host
@@ -137,7 +138,8 @@ def build_record(request: RunRequest, run: HostRun, spec: ScoreSpec, redactor: R
     ended = run.parsed.ended
     arm = request.arm
     record = RunRecord(
-        condition=request.condition, host=run.host, host_version=run.host_version, model=request.recorded_model,
+        condition=request.condition, unconfined_reason=request.unconfined_reason, host=run.host,
+        host_version=run.host_version, model=request.recorded_model,
         served_model=run.served_model, effort=request.effort, arm=arm.name if arm else None,
         source=arm.sha if arm else None, case_id=case.id, target=case.target, kind=case.kind,
         run=request.identity.run, batch=request.identity.batch, batch_planned=request.identity.planned,
@@ -179,9 +181,13 @@ def execute(request: RunRequest, on_event: Callable[[Event], None] | None = None
     (the TUI's cancellable batch)."""
     from workbench.runner.guard import Guard, login_files_changed
 
+    prove_first(request)
     guard, before = None, None
     if request.live is not None:
         guard = Guard.for_home(request.live.home, list(request.live.guarded), own=list(request.live.own))
+    elif request.guarded:
+        guard = Guard.for_home(request.real_home or Path.home(), list(request.guarded), own=list(request.own))
+    if guard is not None:
         before = guard.snapshot()
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -224,6 +230,18 @@ def execute(request: RunRequest, on_event: Callable[[Event], None] | None = None
     return RunResult(record, result, run, run_dir, seconds, attributions, leftovers)
 
 
+def prove_first(request: RunRequest) -> None:
+    """A confined canary, self-test or post-install run proves its confinement first, once per session
+    and configuration (`prove_cached`); a batch proves its own before its first run. ProofFailed
+    names the failed check."""
+    if request.confinement is None or request.door == "batch":
+        return
+    from workbench.hosts.base import clean_env
+    from workbench.runner.proof import prove_cached
+
+    prove_cached(request.confinement, Path(request.workdir or tempfile.gettempdir()), clean_env(os.environ))
+
+
 def _plugin(request: RunRequest, run_dir: Path) -> Path:
     """The plugin the host gets: the live install's folder as is, else a copy (arm commit or folder)."""
     if request.live is not None:
@@ -262,8 +280,13 @@ def _run(request: RunRequest, run_dir: Path, plugin: Path, on_event: Callable[[E
 
         home, scripted = request.live.home, request.script is not None
         placeholders = {"repo": str(repo), "home": str(home)}
-        kwargs.update(plugin=plugin if request.host == "sim" else None,
-                      wrap=lambda launch: live_launch(launch, run_dir / "home", home, scripted=scripted))
+        conf = request.confinement
+
+        def live_wrap(launch: Launch) -> Launch:
+            launch = live_launch(launch, run_dir / "home", home, scripted=scripted)
+            return conf.wrap(launch, request.host, run_dir, repo) if conf is not None else launch
+
+        kwargs.update(plugin=plugin if request.host == "sim" else None, wrap=live_wrap)
     else:
         placeholders = {"repo": str(repo), "plugin": str(plugin), "home": str(run_dir / "home"),
                         "outside": str(run_dir / "outside")}
