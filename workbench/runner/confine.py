@@ -148,10 +148,10 @@ class Confinement:
             for keep in self.toolchain:
                 if _under(keep, mask) and keep != mask and not any(_under(keep, h) for h in self._inner(mask)):
                     argv += ["--ro-bind", str(keep), str(keep)]
-            for kind, paths in (("--ro-bind", self.visible), ("--bind", self.writable)):
-                for keep in sorted(paths, key=lambda p: len(p.parts)):
-                    if _under(keep, mask) and (keep.exists() or keep.is_symlink()):
-                        argv += [kind, str(keep), str(keep)]
+            shown = [*(("--ro-bind", p) for p in self.visible), *(("--bind", p) for p in self.writable)]
+            for kind, keep in sorted(shown, key=lambda kp: len(kp[1].parts)):  # a login inside a writable folder
+                if _under(keep, mask) and (keep.exists() or keep.is_symlink()):  # is bound read-only after it
+                    argv += [kind, str(keep), str(keep)]
             argv += ["--remount-ro", str(mask)]
         argv += ["--ro-bind", str(run_dir), str(run_dir)]
         for path in (home, tmp, Path(os.path.realpath(repo)), *map(Path, writable)):

@@ -40,13 +40,30 @@ LIVE_WRITES: dict[str, tuple[str, ...]] = {
 Folders are created when missing (the host would create them); a missing file stays unwritable."""
 
 
+def live_logins(host: str, home: Path) -> list[Path]:
+    """HOST's login files in the live HOME that exist: their values are redacted; those the host need
+    not write are read-only inside and hashed before and after the run."""
+    from workbench.hosts import adapter
+
+    source = "claude" if host == "sim" else host  # the sim sees Claude's live config (LIVE_CONFIG)
+    return [home / rel for rel in adapter(source).login_files if (home / rel).is_file()]
+
+
+def guarded_logins(host: str, home: Path) -> list[Path]:
+    """The live login files a post-install run must leave unchanged (all but what the host must write)."""
+    writes = {home / rel for rel in LIVE_WRITES.get(host, ())}
+    return [p for p in live_logins(host, home) if p not in writes]
+
+
 def live_paths(host: str, home: Path) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
-    """(read-only, writable) paths of HOST's live install under HOME for a confined post-install run."""
+    """(read-only, writable) paths of HOST's live install under HOME for a confined post-install run:
+    the config, then the login files again (read-only even inside a writable folder)."""
     writable = tuple(home / rel for rel in LIVE_WRITES.get(host, ()))
     for path in writable:
         if not path.suffix and not path.exists():
             path.mkdir(parents=True, exist_ok=True)
-    return tuple(home / rel for rel in LIVE_CONFIG.get(host, ())), writable
+    visible = (*(home / rel for rel in LIVE_CONFIG.get(host, ())), *guarded_logins(host, home))
+    return visible, writable
 
 
 def live_launch(launch: Launch, temp_home: Path, home: Path, *, scripted: bool) -> Launch:
