@@ -130,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
     """Resolve the case and options, run the canary, print and record it."""
     from workbench.runner.arms import resolve, split_spec
     from workbench.runner.execute import execute
+    from workbench.runner.guard import checkouts_of
     from workbench.runner.proof import ProofFailed
     from workbench.runner.request import build_request
 
@@ -155,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
     repos = {ws.root, *([arm.repo_root] if arm is not None else [])}
     req = build_request(case, args.host, door="canary", plugin=plugin, arm=arm, model=args.model, script=script,
                         fixture=fixture, timeout=args.timeout, silence_timeout=args.silence_timeout,
-                        unconfined=unconfined, checkouts=sorted(repos), guarded=sorted(repos),
+                        unconfined=unconfined, checkouts=sorted(repos), guarded=checkouts_of(repos),
                         own=[record_path, record_path.with_name(record_path.name + ".torn")])
     out = sys.stderr if args.json else sys.stdout
     view = LiveView(case, out)

@@ -93,13 +93,15 @@ class CanaryJob:
         """The run, built as the CLI canary builds it: the folder as it is (@worktree) or the workspace
         arm of that name (its sha and env)."""
         from workbench.runner.arms import resolve
+        from workbench.runner.guard import checkouts_of
         from workbench.runner.request import build_request
 
         arm = None if self.arm == WORKTREE else resolve(self.ws, self.arm)
         repos = sorted({self.ws.root, *([arm.repo_root] if arm is not None else [])})
         return build_request(self.case, self.host, door="canary", plugin=self.ws.plugin_dir, arm=arm,
                              model=self.model or None, script=self.script, fixture=self.ws.base_fixture,
-                             timeout=self.timeout, cancel=self.cancelled, checkouts=repos, guarded=repos,
+                             timeout=self.timeout, cancel=self.cancelled, checkouts=repos,
+                             guarded=checkouts_of(repos),
                              own=[self.record_path])
 
     def run(self, post: Post) -> None:
