@@ -68,8 +68,11 @@ def test_live_claude_on_the_scripted_server(tmp_path: Path, installed_hosts: Pat
     w = make_world(tmp_path)
     binary = find_binary("claude", installed_hosts)
     assert binary is not None
+    state = w.home / ".claude.json"
+    state.write_text(json.dumps({"numStartups": 1}), encoding="utf-8")
     done = _postinstall(w, "claude", "cat README.md", "--binary", str(binary))
     assert done.returncode == 0, done.stderr
     [record] = load_file(w.record).records
     assert record.condition == "live-install" and record.host == "claude" and record.valid
+    assert json.loads(state.read_text()) == {"numStartups": 1} and record.login_files_changed == []  # read-only
     assert any((w.home / ".claude" / "projects").rglob("*.jsonl"))  # the live HOME was used: its session log

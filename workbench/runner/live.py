@@ -27,7 +27,7 @@ LIVE_CONFIG: dict[str, tuple[str, ...]] = {
 """What a confined post-install run sees of the live home, READ-ONLY (the rest of the home is hidden)."""
 
 LIVE_WRITES: dict[str, tuple[str, ...]] = {
-    "claude": (".claude.json", ".claude/backups", ".claude/projects", ".claude/todos", ".claude/statsig",
+    "claude": (".claude/backups", ".claude/projects", ".claude/todos", ".claude/statsig",
                ".claude/shell-snapshots", ".claude/session-env"),
     "codex": (".codex/sessions", ".codex/log", ".codex/history.jsonl"),
     "opencode": (".config/opencode", ".local/share/opencode", ".local/state/opencode", ".cache/opencode"),
