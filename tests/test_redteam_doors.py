@@ -155,3 +155,29 @@ def test_a_listener_outside_is_unreachable(tmp_path: Path, door: str, host: str,
     assert accepted == 0
     [record] = load_file(w.record).records
     assert len([c for c in record.calls if c.kind == "shell"]) >= 1  # the attack was made
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_the_tui_canary_door_is_confined(tmp_path: Path, host: str, hosts_dir: Path | None,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The TUI's canary (`tui/jobs.py` `CanaryJob`, the code its worker runs) through the same attacks
+    on a guarded checkout and /usr, judged from outside."""
+    from workbench.core.workspace import load_workspace
+    from workbench.tui.jobs import CanaryJob
+
+    if hosts_dir is not None:
+        monkeypatch.setenv("WORKBENCH_HOSTS_DIR", str(hosts_dir))
+    w = make_world(tmp_path)
+    tracked = w.ws / "tracked.txt"
+    before = tracked.read_bytes()
+    script = shell_script(f"echo pwned >> {tracked}", "echo pwned > /usr/pwned-by-tui.txt", f"cat {tracked}")
+    job = CanaryJob(1, load_workspace(w.ws), find_case("docs-readme-section", w.ws / "cases"), host=host,
+                    script=parse_script(script), timeout=240)
+    request = job.request()
+    assert request.confinement is not None and request.door == "canary" and request.guarded
+    posted: list[Any] = []
+    job.run(posted.append)
+    assert tracked.read_bytes() == before and not Path("/usr/pwned-by-tui.txt").exists()
+    [record] = load_file(job.record_path).records
+    assert record.condition == "canary" and record.guard is None
+    assert len([c for c in record.calls if c.kind == "shell"]) >= 1  # the attack was made
