@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     record = Path(args.record).resolve()
     guarded = [ws.root, *(a.repo_root for a in arms), *map(Path, args.guard)]
     guard = Guard.for_home(home, guarded, own=[record, record.with_name(record.name + ".torn")])
-    confinement = confinement_for("batch", unconfined=warn(args, "batch"), home=home, checkouts=guard.checkouts)
+    confinement = confinement_for("batch", unconfined=args.unconfined, home=home, checkouts=guard.checkouts)
     cfg = BatchConfig(cases=cases, hosts=hosts, arms=arms, runs=args.runs or (tier.runs if tier else 1),
                       record=record, jobs=args.jobs,
                       model=args.model, effort=args.effort, resume=args.resume, retry_invalid=args.retry_invalid,
@@ -151,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
     if cfg.stop is not None:
         cfg.runs = cfg.stop.max_runs
     cfg.binaries = check_plan(cfg)  # a missing host, model or impossible case is named before anything starts
+    warn(args, "batch")  # after every input check: bad input stays one line
     console = Console(file=sys.stderr, highlight=False)
     from workbench.runner.preview import batch_forecast, load_history
 

@@ -152,12 +152,12 @@ def run(args: argparse.Namespace) -> int:
     script = load_script(args.script) if args.script else None
     arm = resolve(ws, *split_spec(args.arm), plugin=plugin, allow_worktree=True) if args.arm else None
     record_path = Path(args.record).resolve() if args.record else ws.records_dir / "canary.jsonl"
-    unconfined = warn(args, "canary")
     repos = {ws.root, *([arm.repo_root] if arm is not None else [])}
     req = build_request(case, args.host, door="canary", plugin=plugin, arm=arm, model=args.model, script=script,
                         fixture=fixture, timeout=args.timeout, silence_timeout=args.silence_timeout,
-                        unconfined=unconfined, checkouts=sorted(repos), guarded=checkouts_of(repos),
+                        unconfined=args.unconfined, checkouts=sorted(repos), guarded=checkouts_of(repos),
                         own=[record_path, record_path.with_name(record_path.name + ".torn")])
+    warn(args, "canary")  # after every input check: bad input stays one line
     out = sys.stderr if args.json else sys.stdout
     view = LiveView(case, out)
     view.console.print(f"[bold]canary[/bold] {escape(case.id)} on {args.host}: {escape(trim(case.prompt, 90))}")

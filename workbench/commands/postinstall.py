@@ -58,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
                         script=load_script(args.script) if args.script else None, fixture=ws.base_fixture,
                         home=home, guarded=guarded, own=[record_path], checkouts=guarded,
                         binary=Path(args.binary) if args.binary else None, timeout=args.timeout,
-                        silence_timeout=args.silence_timeout, unconfined=warn(args, "postinstall"))
+                        silence_timeout=args.silence_timeout, unconfined=args.unconfined)
+    warn(args, "postinstall")  # after every input check: bad input stays one line
     record_path.parent.mkdir(parents=True, exist_ok=True)
     try:
         r = execute(req).record
