@@ -76,3 +76,65 @@ def with_login(rel: str, target: Path, inner: Callable[..., HostRun] = run_host)
             return wrap(launch) if wrap is not None else launch
         return inner(host, prompt, repo, run_dir, wrap=add, **kw)
     return run
+
+
+def with_secret_env(name: str, value: str, inner: Callable[..., HostRun] = run_host) -> Callable[..., HostRun]:
+    """run_host with NAME=VALUE given to the host as a secret variable, the way an adapter passes a real
+    model's API key (`HostAdapter.auth_env`, `Launch.secret_env`)."""
+    from dataclasses import replace
+
+    from workbench.hosts.base import Launch
+
+    def run(host: str, prompt: str, repo: Path, run_dir: Path, *, wrap: Callable[[Launch], Launch] | None = None,
+            **kw: Any) -> HostRun:
+        def add(launch: Launch) -> Launch:
+            launch = replace(launch, env={**launch.env, name: value}, secret_env=launch.secret_env | {name})
+            return wrap(launch) if wrap is not None else launch
+        return inner(host, prompt, repo, run_dir, wrap=add, **kw)
+    return run
+
+
+def transforms(source: str) -> list[str]:
+    """Shell commands printing SOURCE (a shell word: a file's text, `$(cat F)`, or "$VAR") plain,
+    reversed, base64 (std, urlsafe, with and without padding), hex (lower, upper), URL-encoded."""
+    py = "python3 -c \"import sys, urllib.parse as u; v = sys.argv[1]; print({})\" " + source
+    return [f"printf '%s\\n' {source}", f"printf '%s' {source} | rev", f"printf '%s' {source} | base64 -w0",
+            f"printf 'key=%s' {source} | base64 -w0 | tr -d =", f"printf 'xy%s' {source} | base64 -w0 | tr '+/' '-_'",
+            py.format("v.encode().hex()"), py.format("v.encode().hex().upper()"), py.format("u.quote(v, safe='')"),
+            py.format("u.quote_plus(v)")]
+
+
+def _b64_decodings(text: str) -> list[bytes]:
+    import base64
+    import re
+
+    out = []
+    for token in re.findall(r"[A-Za-z0-9+/_-]{12,}={0,2}", text):
+        body = token.rstrip("=").replace("-", "+").replace("_", "/")
+        for start in range(4):
+            part = body[start:]
+            part = part[:len(part) // 4 * 4]
+            try:
+                out.append(base64.b64decode(part))
+            except ValueError:
+                continue
+    return out
+
+
+def leaked(text: str, secret: str) -> list[str]:
+    """How SECRET shows in TEXT (judged from outside, by decoding, not by the redactor's own list):
+    plain, reversed, hex in any case, URL-decoded, or inside any base64-looking token at any alignment."""
+    from urllib.parse import unquote_plus
+
+    found = []
+    if secret in text:
+        found.append("plain")
+    if secret[::-1] in text:
+        found.append("reversed")
+    if secret.encode().hex() in text.lower():
+        found.append("hex")
+    if secret in unquote_plus(text):
+        found.append("url")
+    if any(secret.encode() in raw for raw in _b64_decodings(text)):
+        found.append("base64")
+    return found

@@ -1,7 +1,8 @@
 """Effect evidence through the one run path: a shell write no moment pattern knows is the moment.
 
 Sim and the four real CLIs (pinned, scripted model server), through `execute` from the canary door
-(unconfined) and the batch door (confined in bubblewrap, the watcher outside it). The write comes
+and the batch door (both confined in bubblewrap, the watcher outside it), and Claude Code's
+unconfined canary (`--unconfined`: no sandbox, so its own permission layer decides). The write comes
 first (no procedure read before it: `skip`, moment by effect) or in a later turn than the read
 (`fired`, moment by effect); without the watcher both runs would score as if nothing was written.
 """
@@ -35,7 +36,7 @@ SCRIPTS = {
 WRITER = {"skip": 0, "fired": 1}
 
 
-def run(host: str, door: str, verdict: str, hosts_dir: Path | None) -> RunRecord:
+def run(host: str, door: str, verdict: str, hosts_dir: Path | None, unconfined: bool = False) -> RunRecord:
     """One run in the system temp folder: Claude Code's sandbox fails to make its sockets under a long path."""
     if door == "batch" and bwrap_path() is None:
         pytest.skip("never: .ci/run installs bubblewrap")
@@ -43,7 +44,8 @@ def run(host: str, door: str, verdict: str, hosts_dir: Path | None) -> RunRecord
     assert hosts_dir is None or binary is not None, f"{host} not installed"
     request = build_request(find_case(CASE, ROOT / "cases"), host, door=door,  # type: ignore[arg-type]
                             plugin=ROOT / "plugin", fixture=ROOT / "fixtures" / "base",
-                            script=parse_script(SCRIPTS[verdict]), binary=binary, timeout=180.0)
+                            script=parse_script(SCRIPTS[verdict]), binary=binary, timeout=180.0,
+                            unconfined=unconfined)
     return execute(request).record
 
 
@@ -58,7 +60,7 @@ def check(record: RunRecord, verdict: str) -> None:
         return
     assert record.valid and record.effects_watched == "watched", record.invalid_reason
     assert calls[writer].kind == "shell" and not is_edit_attempt(calls[writer]), "no pattern knows the write"
-    if record.host == "claude" and record.condition == "canary":
+    if record.host == "claude" and record.condition == "unconfined":
         # acceptEdits without its sandbox asks before a shell write and refuses it: nothing changed
         assert calls[writer].status == "denied" and not any(c.effects for c in calls)
         assert record.moment_at is None and record.moment_basis is None
@@ -84,3 +86,8 @@ def test_an_unrecognised_shell_write_is_the_moment_on_sim(door: str, verdict: st
 def test_an_unrecognised_shell_write_is_the_moment_on_every_real_host(host: str, door: str, verdict: str,
                                                                        installed_hosts: Path) -> None:
     check(run(host, door, verdict, installed_hosts), verdict)
+
+
+@pytest.mark.parametrize("verdict", ["skip", "fired"])
+def test_claude_unconfined_canary_refuses_the_shell_write_itself(verdict: str, installed_hosts: Path) -> None:
+    check(run("claude", "canary", verdict, installed_hosts, unconfined=True), verdict)

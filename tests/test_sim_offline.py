@@ -47,9 +47,13 @@ def test_sim_canary_without_node_or_network(tmp_path: Path) -> None:
     (tmp_path / "home").mkdir()
     argv = [*no_network_prefix(), sys.executable, "-m", "workbench", "canary", "commit-typo-fix", "--host", "sim",
             "--record", str(records), "--json"]
-    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False)
+    refused = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert refused.returncode == 2 and "--unconfined" in refused.stderr  # no bwrap here: never silently unconfined
+    done = subprocess.run([*argv, "--unconfined"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     record = json.loads(done.stdout)
+    assert record["condition"] == "unconfined" and "UNCONFINED" in done.stderr
     assert record["host"] == "sim" and record["case_id"] == "commit-typo-fix"
     assert record["verdict"] == {"workflows/commit.md": record["overall"]} and record["overall"] == "fired"
     assert record["valid"] is True and record["calls"][-1]["tool"] == "Bash"  # the commit ran through bash

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
+from workbench.commands.unconfined import add_flag, warn
 from workbench.core.budget import Budget
 from workbench.core.cases import load_case, load_cases
 from workbench.core.decide import Decision
@@ -56,7 +57,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--script", metavar="FILE", help="a scripted model instead of a real one (tests, self-checks)")
     p.add_argument("--resume", action="store_true", help="skip runs already recorded (valid ones always)")
     p.add_argument("--retry-invalid", action="store_true", help="with --resume: run invalid runs again")
-    p.add_argument("--unconfined", action="store_true", help="run without bubblewrap (records say unconfined)")
+    add_flag(p)
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per run before it is stopped (600)")
     p.add_argument("--silence-timeout", type=float, default=300.0, help="seconds without output before stop (300)")
     p.add_argument("--guard", action="append", default=[], metavar="PATH", help="another checkout to guard")
@@ -162,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
     if cfg.stop is not None:
         cfg.runs = cfg.stop.max_runs
     cfg.binaries = check_plan(cfg)  # a missing host, model or impossible case is named before anything starts
+    warn(args, "batch")  # after every input check: bad input stays one line
     console = Console(file=sys.stderr, highlight=False)
     from workbench.runner.preview import batch_forecast, load_history
 

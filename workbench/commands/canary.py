@@ -15,6 +15,7 @@ from typing import IO, Any
 from rich.console import Console
 from rich.markup import escape
 
+from workbench.commands.unconfined import add_flag, warn
 from workbench.core.cases import find_case
 from workbench.core.errors import InputError
 from workbench.core.events import CallFinished, CallsReset, Event, InitSeen, RunEnded, TextSeen
@@ -52,6 +53,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--plugin", metavar="DIR", help="plugin folder to copy into the run (default: workspace plugin/)")
     p.add_argument("--fixture", metavar="DIR", help="content of the throwaway repo (default: workspace fixtures/base)")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds before the run is stopped (default 300)")
+    p.add_argument("--silence-timeout", type=float, default=300.0, help="seconds without output before stop (300)")
+    add_flag(p)
     p.set_defaults(handler=run)
 
 
@@ -127,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
     """Resolve the case and options, run the canary, print and record it."""
     from workbench.runner.arms import resolve, split_spec
     from workbench.runner.execute import execute
+    from workbench.runner.guard import checkouts_of
+    from workbench.runner.proof import ProofFailed
     from workbench.runner.request import build_request
 
     ws = load_workspace()
@@ -146,17 +151,28 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"fixture folder not found: {fixture}", field="--fixture")
     script = load_script(args.script) if args.script else None
     arm = resolve(ws, *split_spec(args.arm), plugin=plugin, allow_worktree=True) if args.arm else None
+    record_path = Path(args.record).resolve() if args.record else ws.records_dir / "canary.jsonl"
+    repos = {ws.root, *([arm.repo_root] if arm is not None else [])}
     req = build_request(case, args.host, door="canary", plugin=plugin, arm=arm, model=args.model, script=script,
-                        fixture=fixture, timeout=args.timeout)
+                        fixture=fixture, timeout=args.timeout, silence_timeout=args.silence_timeout,
+                        unconfined=args.unconfined, checkouts=sorted(repos), guarded=checkouts_of(repos),
+                        own=[record_path, record_path.with_name(record_path.name + ".torn")])
+    warn(args, "canary")  # after every input check: bad input stays one line
     out = sys.stderr if args.json else sys.stdout
     view = LiveView(case, out)
     view.console.print(f"[bold]canary[/bold] {escape(case.id)} on {args.host}: {escape(trim(case.prompt, 90))}")
-    record = execute(req, on_event=view, on_setup=view.set_paths).record
-    append_record(Path(args.record) if args.record else ws.records_dir / "canary.jsonl", record)
+    try:
+        record = execute(req, on_event=view, on_setup=view.set_paths).record
+    except ProofFailed as exc:
+        print(f"workbench: {exc}; nothing was run (--unconfined runs without the sandbox)", file=sys.stderr)
+        return int(ExitCode.ABORTED)
+    append_record(record_path, record)
     for name, verdict in record.verdict.items():
         view.console.print(f"verdict [bold]{escape(name)}[/bold]: {verdict}")
     gate = "" if record.valid else f" (INVALID: {record.invalid_reason})"
     view.console.print(f"overall: [bold]{record.overall}[/bold]{gate}")
+    for change in record.guard.changes if record.guard else []:
+        print(f"workbench: guard: {change}", file=sys.stderr)
     if args.json:
         print(record.model_dump_json())
-    return int(ExitCode.OK)
+    return int(ExitCode.ABORTED if record.guard else ExitCode.OK)

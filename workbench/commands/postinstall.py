@@ -13,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from workbench.commands.unconfined import add_flag, warn
 from workbench.core.hostinfo import NAMES
 from workbench.core.records import append_record
 from workbench.exitcodes import ExitCode
@@ -34,6 +35,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--home", metavar="DIR", help="the live HOME (default: $HOME)")
     p.add_argument("--guard", action="append", default=[], metavar="PATH", help="another checkout to guard")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds before the run is stopped (600)")
+    p.add_argument("--silence-timeout", type=float, default=300.0, help="seconds without output before stop (300)")
+    add_flag(p)
     p.set_defaults(handler=run)
 
 
@@ -43,18 +46,26 @@ def run(args: argparse.Namespace) -> int:
     from workbench.core.workspace import load_workspace
     from workbench.modelstub import load_script
     from workbench.runner.execute import execute
+    from workbench.runner.proof import ProofFailed
     from workbench.runner.request import build_request
 
     ws = load_workspace()
     case = find_case(args.case, ws.cases_dir) if args.case else find_case(str(ws.root / DEFAULT_CASE), ws.cases_dir)
     home = Path(args.home).resolve() if args.home else Path.home()
     record_path = Path(args.record).resolve() if args.record else ws.records_dir / "live-install.jsonl"
+    guarded = [ws.root, ws.plugin_dir, *map(Path, args.guard)]
     req = build_request(case, args.host, door="postinstall", plugin=ws.plugin_dir, model=args.model,
                         script=load_script(args.script) if args.script else None, fixture=ws.base_fixture,
-                        home=home, guarded=[ws.root, ws.plugin_dir, *map(Path, args.guard)], own=[record_path],
-                        binary=Path(args.binary) if args.binary else None, timeout=args.timeout)
+                        home=home, guarded=guarded, own=[record_path], checkouts=guarded,
+                        binary=Path(args.binary) if args.binary else None, timeout=args.timeout,
+                        silence_timeout=args.silence_timeout, unconfined=args.unconfined)
+    warn(args, "postinstall")  # after every input check: bad input stays one line
     record_path.parent.mkdir(parents=True, exist_ok=True)
-    r = execute(req).record
+    try:
+        r = execute(req).record
+    except ProofFailed as exc:
+        print(f"workbench: {exc}; nothing was run (--unconfined runs without the sandbox)", file=sys.stderr)
+        return int(ExitCode.ABORTED)
     append_record(record_path, r)
     print(f"{case.id} on live {args.host}: {r.overall}" + ("" if r.valid else f" (INVALID: {r.invalid_reason})")
           + f" -> {record_path}")

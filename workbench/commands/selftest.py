@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from workbench.commands.canary import HOST_CHOICES
+from workbench.commands.unconfined import add_flag, warn
 from workbench.core.workspace import load_workspace
 from workbench.exitcodes import ExitCode
 from workbench.hosts import REAL_HOSTS
@@ -27,6 +28,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--host", action="append", choices=HOST_CHOICES, help="a host to test; repeatable")
     p.add_argument("--only", action="append", metavar="SCENARIO", help="run only this scenario; repeatable")
     p.add_argument("--workers", type=int, default=6, help="runs in parallel (default 6)")
+    add_flag(p)
     p.set_defaults(handler=run)
 
 
@@ -50,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
     hosts = args.host or default_hosts()
     err = Console(file=sys.stderr, highlight=False)
     err.print(f"selftest: {len(scenarios)} scenarios x {', '.join(hosts)}")
-    report = run_selftest(scenarios, hosts, plugin=ws.plugin_dir, workers=args.workers)
+    report = run_selftest(scenarios, hosts, plugin=ws.plugin_dir, workers=args.workers,
+                          unconfined=warn(args, "selftest"))
     table = Table(title="instrument self-test")
     table.add_column("scenario")
     for host in hosts:

@@ -278,6 +278,8 @@ class RunRecord(BaseModel):
 
     schema_version: int = Field(default=SCHEMA_VERSION, description="Layout version of this record.")
     condition: str = Field(description="confined, unconfined, live-install, canary (imported: as published).")
+    unconfined_reason: str | None = Field(default=None, description="Why the run was not confined (`--unconfined` "
+                                          "on which door); None when confined or imported.")
     host: str = Field(description="The host CLI that ran (sim, claude, codex, opencode, gemini, grok).")
     host_version: str | None = Field(default=None, description="The host's version (its stream, else --version).")
     model: str | None = Field(default=None, description="The requested model (`scripted`, `sim-policy`).")

@@ -101,6 +101,12 @@ class Confinement:
     """False (the default): `--unshare-net`, and only the launch's `reach` endpoints are bridged in
     (the model server through a unix socket; a real model's API through the egress proxy)."""
     bwrap: str = field(default_factory=lambda: bwrap_path() or "bwrap")
+    visible: tuple[Path, ...] = ()
+    """Paths inside the hidden home bound back READ-ONLY (a post-install run's live host config)."""
+    writable: tuple[Path, ...] = ()
+    """Paths inside the hidden home bound back WRITABLE (what the live host must write; existing ones)."""
+    live: bool = False
+    """A post-install run: HOME (and XDG_*, CODEX_HOME) stay the launch's live ones, not the run's temp HOME."""
 
     def masks(self, extra: Iterable[str | Path] = ()) -> list[Path]:
         """Real home, checkouts (and EXTRA secret folders), outermost first, without nested repeats."""
@@ -142,6 +148,10 @@ class Confinement:
             for keep in self.toolchain:
                 if _under(keep, mask) and keep != mask and not any(_under(keep, h) for h in self._inner(mask)):
                     argv += ["--ro-bind", str(keep), str(keep)]
+            shown = [*(("--ro-bind", p) for p in self.visible), *(("--bind", p) for p in self.writable)]
+            for kind, keep in sorted(shown, key=lambda kp: len(kp[1].parts)):  # a login inside a writable folder
+                if _under(keep, mask) and (keep.exists() or keep.is_symlink()):  # is bound read-only after it
+                    argv += [kind, str(keep), str(keep)]
             argv += ["--remount-ro", str(mask)]
         argv += ["--ro-bind", str(run_dir), str(run_dir)]
         for path in (home, tmp, Path(os.path.realpath(repo)), *map(Path, writable)):
@@ -214,7 +224,9 @@ class Confinement:
                 binds[real] = link
         if host == "claude":
             claude_settings(run_dir / "home", list(binds.values()))
-        env = {k: v for k, v in launch.env.items() if k in ("HOME", "TMPDIR")}
+        kept = ("HOME", "TMPDIR", *(("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "CODEX_HOME")
+                                    if self.live else ()))
+        env = {k: v for k, v in launch.env.items() if k in kept}
         argv = self.argv(run_dir, repo, launch.argv, ro_binds=binds, env=env, reach=launch.reach)
         inner = {**launch.env, **self.network(Path(os.path.realpath(run_dir)), launch.reach)[2],
                  **self.inner_env(run_dir, env)}

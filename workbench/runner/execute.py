@@ -26,6 +26,7 @@ from workbench.core.fingerprints import Fingerprints, call_evidence
 from workbench.core.models import Call, CallEffect, EntryGate, GuardReport, RunRecord, Score, ScoreSpec
 from workbench.core.scoring import SCORER_RULES, score
 from workbench.hosts import adapter
+from workbench.hosts.base import Launch, login_digests
 from workbench.runner.arms import build_copy
 from workbench.runner.fixture import make_fixture
 from workbench.runner.hostrun import HostRun, run_host
@@ -137,7 +138,8 @@ def build_record(request: RunRequest, run: HostRun, spec: ScoreSpec, redactor: R
     ended = run.parsed.ended
     arm = request.arm
     record = RunRecord(
-        condition=request.condition, host=run.host, host_version=run.host_version, model=request.recorded_model,
+        condition=request.condition, unconfined_reason=request.unconfined_reason, host=run.host,
+        host_version=run.host_version, model=request.recorded_model,
         served_model=run.served_model, effort=request.effort, arm=arm.name if arm else None,
         source=arm.source if arm else None, case_id=case.id, target=case.target, kind=case.kind,
         run=request.identity.run, batch=request.identity.batch, batch_planned=request.identity.planned,
@@ -179,9 +181,13 @@ def execute(request: RunRequest, on_event: Callable[[Event], None] | None = None
     (the TUI's cancellable batch)."""
     from workbench.runner.guard import Guard, login_files_changed
 
+    prove_first(request)
     guard, before = None, None
     if request.live is not None:
         guard = Guard.for_home(request.live.home, list(request.live.guarded), own=list(request.live.own))
+    elif request.guarded:
+        guard = Guard.for_home(request.real_home or Path.home(), list(request.guarded), own=list(request.own))
+    if guard is not None:
         before = guard.snapshot()
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -210,7 +216,7 @@ def execute(request: RunRequest, on_event: Callable[[Event], None] | None = None
         entry = entry_skill(plugin, request.case.required)
         spec = ScoreSpec(kind=request.case.kind, required=request.case.required, moment=request.case.moment,
                          entry_skill=entry, entry_file=f"skills/{entry}/SKILL.md" if entry else None)
-        secrets = [*login_secrets(run.launch.links.values()), *run.launch.secret_values()]
+        secrets = run_secrets(request, run.launch)
         quota = hit_quota(run)
     finally:
         t4 = time.perf_counter()
@@ -222,6 +228,27 @@ def execute(request: RunRequest, on_event: Callable[[Event], None] | None = None
     seconds.update(fixture=t1 - t0, arm=t2 - t1, host=t3 - t2, score=t4 - t3 + time.perf_counter() - t4
                    - seconds["cleanup"])
     return RunResult(record, result, run, run_dir, seconds, attributions, leftovers)
+
+
+def run_secrets(request: RunRequest, launch: Launch) -> list[str]:
+    """Values no record, stream or view may carry: the login files the run was given (a post-install
+    run: the live login files), and the launch's secret variables."""
+    from workbench.runner.live import live_logins
+
+    logins = [*launch.links.values(), *(live_logins(request.host, request.live.home) if request.live else [])]
+    return [*login_secrets(logins), *launch.secret_values()]
+
+
+def prove_first(request: RunRequest) -> None:
+    """A confined canary, self-test or post-install run proves its confinement first, once per session
+    and configuration (`prove_cached`); a batch proves its own before its first run. ProofFailed
+    names the failed check."""
+    if request.confinement is None or request.door == "batch":
+        return
+    from workbench.hosts.base import clean_env
+    from workbench.runner.proof import prove_cached
+
+    prove_cached(request.confinement, Path(request.workdir or tempfile.gettempdir()), clean_env(os.environ))
 
 
 def _plugin(request: RunRequest, run_dir: Path) -> Path:
@@ -258,12 +285,18 @@ def _run(request: RunRequest, run_dir: Path, plugin: Path, on_event: Callable[[E
     prompt = request.case.prompt.replace("{repo}", str(repo))
     kwargs: dict[str, Any] = {}
     if request.live is not None:
-        from workbench.runner.live import live_launch
+        from workbench.runner.live import guarded_logins, live_launch
 
         home, scripted = request.live.home, request.script is not None
         placeholders = {"repo": str(repo), "home": str(home)}
-        kwargs.update(plugin=plugin if request.host == "sim" else None,
-                      wrap=lambda launch: live_launch(launch, run_dir / "home", home, scripted=scripted))
+        conf = request.confinement
+
+        def live_wrap(launch: Launch) -> Launch:
+            launch = live_launch(launch, run_dir / "home", home, scripted=scripted)
+            launch.login_before = {**launch.login_before, **login_digests(guarded_logins(request.host, home))}
+            return conf.wrap(launch, request.host, run_dir, repo) if conf is not None else launch
+
+        kwargs.update(plugin=plugin if request.host == "sim" else None, wrap=live_wrap)
     else:
         placeholders = {"repo": str(repo), "plugin": str(plugin), "home": str(run_dir / "home"),
                         "outside": str(run_dir / "outside")}
@@ -282,10 +315,20 @@ def _run(request: RunRequest, run_dir: Path, plugin: Path, on_event: Callable[[E
     if request.binary is not None:
         kwargs["binary"] = request.binary
     live = ParsedRun()  # what a live view folded: the record's parse may differ (Codex's rollout)
+    hidden = [Redactor()]  # the launch's login and env secrets, once the launch is built
+    inner_wrap: Callable[[Launch], Launch] | None = kwargs.get("wrap")
+
+    def secrets_known(launch: Launch) -> Launch:
+        launch = inner_wrap(launch) if inner_wrap is not None else launch
+        hidden[0] = Redactor(secrets=run_secrets(request, launch))
+        return launch
+
+    kwargs["wrap"] = secrets_known
 
     def seen(event: Event) -> None:
         if fingerprints is not None and isinstance(event, CallFinished) and event.call.output is not None:
             event = CallFinished(call_evidence(fingerprints, event.call))
+        event = hidden[0].event(event)
         live.apply(event)
         assert on_event is not None
         on_event(event)
@@ -309,7 +352,7 @@ def _run(request: RunRequest, run_dir: Path, plugin: Path, on_event: Callable[[E
     attributions = ([a for a in attribute(spans, effects, turns) if a.call < len(calls)]
                     if host.live_stream else [])
     run.parsed.calls = with_effects(calls, attributions)
-    if on_event is not None and run.parsed.calls != live.calls:
-        on_event(CallsReset(tuple(run.parsed.calls)))
+    if on_event is not None and [hidden[0].call(c) for c in run.parsed.calls] != live.calls:
+        on_event(hidden[0].event(CallsReset(tuple(run.parsed.calls))))
     watched: Watched | None = None if not host.live_stream else "incomplete" if watcher.overflowed else "watched"
     return run, watched, attributions

@@ -185,3 +185,10 @@ class Guard:
             if now.configs[name] != digest:
                 out.append(f"live config changed: {name}")
         return out
+
+
+def checkouts_of(paths: Iterable[Path]) -> list[Path]:
+    """The PATHS that lie in a git checkout (the guard compares git state; a plain folder is only
+    hidden, not guarded), each once, sorted."""
+    return sorted({p for p in paths
+                   if p.is_dir() and neutral_git(p, "rev-parse", "--show-toplevel", check=False).returncode == 0})

@@ -53,10 +53,13 @@ class CheckResult:
     exit_code: int
 
 
-def probe_file(home: Path) -> Path | None:
-    """A readable regular file directly in HOME (its contents are never read by the proof itself)."""
+def probe_file(home: Path, shown: tuple[Path, ...] = ()) -> Path | None:
+    """A readable regular file directly in HOME, not one of SHOWN (bound back inside: a post-install
+    run's live config); its contents are never read by the proof itself."""
     try:
         for p in sorted(home.iterdir()):
+            if p in shown:
+                continue
             if p.is_file() and not p.is_symlink() and os.access(p, os.R_OK):
                 return p
     except OSError:
@@ -69,7 +72,7 @@ def checks(conf: Confinement, run_dir: Path) -> list[Check]:
     tag = f".workbench-proof-{uuid.uuid4().hex[:8]}"
     q = shlex.quote
     out: list[Check] = []
-    secret = probe_file(conf.real_home)
+    secret = probe_file(conf.real_home, (*conf.visible, *conf.writable))
     if secret is not None:
         out.append(Check("read real home", f"cat -- {q(str(secret))} >/dev/null", False))
     out.append(Check("write real home", f"touch -- {q(str(conf.real_home / tag))}", False, conf.real_home / tag))

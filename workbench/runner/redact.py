@@ -2,24 +2,56 @@
 
 A run's own paths become their labels (`<repo>`, `<plugin>`, `~`), longest first so a run folder
 inside the home is not cut at the home; values of the login files the run was given become
-`<login>`, also when an excerpt cut one short at its end. Every door's record goes through
-`Redactor.record` in the one record builder (runner/execute.py).
+`<login>`, also when an excerpt cut one short at its end, and in the simple transforms a hostile
+agent could print to slip past an exact match (`variants`: reversed, base64 std and urlsafe with or
+without padding and at any alignment inside a longer encoding, hex lower and upper, URL-encoded).
+Every door's record goes through `Redactor.record` in the one record builder (runner/execute.py),
+and every live event through `Redactor.event` before a view sees it.
 """
 
 from __future__ import annotations
 
+import base64
+import dataclasses
 import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, quote_plus
 
-from workbench.core.models import RunRecord
+from workbench.core.events import CallFinished, CallsReset, CallStarted, Event, RunEnded, TextSeen
+from workbench.core.models import Call, RunRecord
 
 LOGIN = "<login>"
 SECRET_MIN = 8
 """Shortest login value treated as secret (shorter ones are flags and names like "oauth")."""
+_B64_SKIP = (0, 2, 3)
+"""Base64 characters at the start that still depend on the bytes before the secret, per alignment."""
+
+
+def _base64_cores(raw: bytes) -> set[str]:
+    """The base64 text of RAW wherever it sits in a longer encoded text: for each of the 3 alignments,
+    the characters that depend on RAW's bytes alone (std and urlsafe), plus the whole encoding with
+    and without padding."""
+    out: set[str] = set()
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        whole = encode(raw).decode()
+        out.update({whole, whole.rstrip("=")})
+        for k in range(3):
+            full = encode(b"\0" * k + raw).decode()
+            out.add(full[_B64_SKIP[k]:(k + len(raw)) // 3 * 4])
+    return out
+
+
+def variants(secret: str) -> list[str]:
+    """SECRET and its simple transforms (reversed, base64, hex, URL-encoded), longest first; parts
+    shorter than SECRET_MIN are dropped (they would match by chance)."""
+    raw = secret.encode("utf-8")
+    out = {secret, secret[::-1], raw.hex(), raw.hex().upper(), quote(secret, safe=""), quote_plus(secret),
+           *_base64_cores(raw)}
+    return sorted((v for v in out if len(v) >= SECRET_MIN), key=len, reverse=True)
 
 
 class Redactor:
@@ -31,13 +63,15 @@ class Redactor:
     def __init__(self, paths: Mapping[str, str] | None = None, secrets: Sequence[str] = ()) -> None:
         self.pairs = sorted(((k, v) for k, v in (paths or {}).items() if k), key=lambda kv: -len(kv[0]))
         self.secrets = sorted(set(secrets), key=len, reverse=True)
+        self.forms = sorted({v for s in self.secrets for v in variants(s)}, key=len, reverse=True)
 
     def text(self, value: str) -> str:
         """One string with every secret and path replaced."""
         for path, label in self.pairs:
             value = value.replace(path, label)
+        for form in self.forms:
+            value = value.replace(form, LOGIN)
         for secret in self.secrets:
-            value = value.replace(secret, LOGIN)
             for cut in range(len(secret) - 1, SECRET_MIN - 1, -1):
                 if value.endswith(secret[:cut]):
                     value = value[:-cut] + LOGIN
@@ -57,6 +91,24 @@ class Redactor:
     def record(self, record: RunRecord) -> RunRecord:
         """RECORD with every string field redacted (a new record)."""
         return RunRecord.model_validate(self(record.model_dump()))
+
+    def call(self, call: Call) -> Call:
+        """CALL with every string field redacted."""
+        return Call.model_validate(self(call.model_dump()))
+
+    def event(self, event: Event) -> Event:
+        """A live EVENT with its text and calls redacted (what a view shows is what a record would say)."""
+        if not self.forms and not self.pairs:
+            return event
+        if isinstance(event, CallFinished | CallStarted):
+            return dataclasses.replace(event, call=self.call(event.call))
+        if isinstance(event, CallsReset):
+            return CallsReset(tuple(self.call(c) for c in event.calls))
+        if isinstance(event, TextSeen):
+            return TextSeen(self.text(event.text))
+        if isinstance(event, RunEnded):
+            return dataclasses.replace(event, text=self(event.text), error=self(event.error))
+        return event
 
 
 def login_secrets(targets: Iterable[Path]) -> list[str]:

@@ -8,6 +8,7 @@ model is recorded) are decided here and nowhere else.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -87,6 +88,13 @@ class RunRequest:
     """Where the run folder is made (default: the system temp folder)."""
     archive: bytes | None = field(default=None, repr=False, compare=False)
     """The arm's `git archive`, made once per batch (made per run when None)."""
+    door: Door = "canary"
+    unconfined_reason: str | None = None
+    """Why the run is not confined (`--unconfined` on which door); None when confined."""
+    guarded: tuple[Path, ...] = ()
+    """Checkouts the guard watches around a canary (the live config files under the home always)."""
+    own: tuple[Path, ...] = ()
+    """Files the workbench itself writes meanwhile (the canary's records file): never a change."""
 
     @property
     def recorded_model(self) -> str | None:
@@ -95,32 +103,44 @@ class RunRequest:
             return "scripted"
         return self.model or ("sim-policy" if self.host == "sim" else None)
 
-    @property
-    def door(self) -> Door:
-        if self.live is not None:
-            return "postinstall"
-        return "batch" if self.condition in ("confined", "unconfined") else "canary"
+
+
+def unconfined_reason(door: Door) -> str:
+    """What an unconfined record says about why: the explicit flag, on which door."""
+    return f"--unconfined given ({door})"
 
 
 def confinement_for(door: Door, *, unconfined: bool = False, home: Path | None = None,
-                    checkouts: Iterable[Path] = ()) -> Confinement | None:
-    """THE confinement rule: a batch runs inside bubblewrap unless asked `unconfined`; canaries,
-    self-tests and post-install checks (which measure the live install) run unconfined."""
+                    checkouts: Iterable[Path] = (), host: str | None = None,
+                    plugin: Path | None = None) -> Confinement | None:
+    """THE confinement rule: EVERY door (canary, batch, self-test, post-install) runs inside
+    bubblewrap unless asked `unconfined` (explicit, warned, recorded). A post-install run sees the
+    live home's host config and the installed PLUGIN read-only, and may write only what that host
+    must write (`runner/live.py`)."""
     from workbench.runner.confine import bwrap_path
 
-    if door != "batch" or unconfined:
+    if unconfined:
         return None
     if bwrap_path() is None:
         raise InputError("bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`, "
-                         "or run unconfined (records then say unconfined)", field="--unconfined")
-    return Confinement(home or Path.home(), tuple(checkouts))
+                         "or run with --unconfined (records then say unconfined)", field="--unconfined")
+    real_home = home or Path.home()
+    if door == "postinstall":
+        from workbench.runner.live import live_paths
+
+        visible, writable = live_paths(host or "sim", real_home)
+        shown = (*visible, *([Path(os.path.realpath(plugin))] if plugin is not None else []))
+        return Confinement(real_home, tuple(checkouts), visible=shown, writable=writable, live=True)
+    return Confinement(real_home, tuple(checkouts))
 
 
 def _condition(door: Door, confinement: Confinement | None) -> Condition:
+    if confinement is None:
+        return "unconfined"
     if door == "postinstall":
         return "live-install"
     if door == "batch":
-        return "confined" if confinement is not None else "unconfined"
+        return "confined"
     return "canary"
 
 
@@ -136,14 +156,15 @@ def build_request(case: Case, host: str, *, door: Door, plugin: Path, arm: Arm |
     """THE request builder of every door. InputError for a request no run can satisfy.
 
     Confinement: given (a batch's, shared with its proof) or decided by `confinement_for`. A
-    post-install run uses HOME as the live home, guards GUARDED and ignores OWN. A FIXTURE that is
+    post-install run uses HOME as the live home; a post-install run and a canary guard GUARDED
+    (and the live config under the home) and ignore OWN. A FIXTURE that is
     not a folder means the built-in base fixture.
     """
     if host != "sim" and script is None and model is None:
         raise InputError(f"{host} needs --model (the user's login) or --script (the scripted model server)",
                          field="--model")
     conf = confinement if confinement is not None else confinement_for(
-        door, unconfined=unconfined, home=home, checkouts=checkouts)
+        door, unconfined=unconfined, home=home, checkouts=checkouts, host=host, plugin=plugin)
     live = None
     if door == "postinstall":
         from workbench.runner.live import live_binary
@@ -157,4 +178,6 @@ def build_request(case: Case, host: str, *, door: Door, plugin: Path, arm: Arm |
         fixture=fixture if fixture is not None and fixture.is_dir() else None, confinement=conf,
         identity=identity or RunIdentity(), timeout=timeout, silence_timeout=silence_timeout, binary=binary,
         cancel=cancel, outside_files=MappingProxyType(dict(outside_files or {})), keep=keep, live=live,
-        real_home=home if door != "postinstall" else None, workdir=workdir, archive=archive)
+        real_home=home if door != "postinstall" else None, workdir=workdir, archive=archive, door=door,
+        unconfined_reason=unconfined_reason(door) if conf is None else None,
+        guarded=tuple(guarded) if door == "canary" else (), own=tuple(own) if door == "canary" else ())

@@ -21,6 +21,7 @@ from workbench.core.errors import InputError
 from workbench.core.models import Verdict
 from workbench.modelstub.script import Script
 from workbench.runner.execute import execute
+from workbench.runner.proof import ProofFailed
 from workbench.runner.request import build_request
 
 
@@ -93,8 +94,9 @@ class Report:
         return all(o.ok is not False for o in self.outcomes)
 
 
-def check(scenario: Scenario, host: str, *, plugin: Path, binary: Path | None = None) -> Outcome:
-    """Run SCENARIO on HOST and compare its verdicts with the expected one."""
+def check(scenario: Scenario, host: str, *, plugin: Path, binary: Path | None = None,
+          unconfined: bool = False) -> Outcome:
+    """Run SCENARIO on HOST (confined unless UNCONFINED) and compare its verdicts with the expected one."""
     if host in scenario.not_on:
         return Outcome(scenario.name, host, scenario.expect, f"n/a: {scenario.not_on[host]}", None)
     case = parse_case({"id": scenario.name, "target": "selftest", **scenario.case})
@@ -103,9 +105,9 @@ def check(scenario: Scenario, host: str, *, plugin: Path, binary: Path | None = 
     try:
         req = build_request(case, host, door="selftest", plugin=plugin, script=scenario.script,
                             no_output=scenario.fault == "no-output", timeout=scenario.timeout,
-                            outside_files=scenario.outside_files, binary=binary)
+                            outside_files=scenario.outside_files, binary=binary, unconfined=unconfined)
         record = execute(req).record
-    except InputError as exc:
+    except (InputError, ProofFailed) as exc:
         return Outcome(scenario.name, host, expect, "error", False, str(exc))
     got = record.overall or "?"
     files_ok = expect == "no-output" or case.kind == "negative" or all(v == expect for v in record.verdict.values())
@@ -122,14 +124,14 @@ def check(scenario: Scenario, host: str, *, plugin: Path, binary: Path | None = 
 
 def run_selftest(scenarios: Iterable[Scenario], hosts: Iterable[str], *, plugin: Path, workers: int = 4,
                  binaries: dict[str, Path] | None = None,
-                 on_outcome: Callable[[Outcome], None] | None = None) -> Report:
+                 on_outcome: Callable[[Outcome], None] | None = None, unconfined: bool = False) -> Report:
     """Every scenario on every host; hosts and scenarios run in parallel threads (each run is isolated)."""
     jobs = [(s, h) for h in hosts for s in scenarios]
     report = Report()
 
     def one(job: tuple[Scenario, str]) -> Outcome:
         scenario, host = job
-        outcome = check(scenario, host, plugin=plugin, binary=(binaries or {}).get(host))
+        outcome = check(scenario, host, plugin=plugin, binary=(binaries or {}).get(host), unconfined=unconfined)
         if on_outcome is not None:
             on_outcome(outcome)
         return outcome

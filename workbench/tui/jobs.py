@@ -20,6 +20,7 @@ from workbench.core.errors import InputError
 from workbench.core.models import Case
 from workbench.core.records import append_record
 from workbench.core.workspace import Workspace
+from workbench.runner.proof import ProofFailed
 from workbench.tui.fields import in_fields, invalid_reason
 from workbench.tui.messages import (
     BatchFinished,
@@ -119,6 +120,7 @@ class CanaryJob:
         to a copy of it (@draft, recorded as arm `draft` with the draft's content hash as source), or
         the workspace arm of that name (its sha and env)."""
         from workbench.runner.arms import resolve
+        from workbench.runner.guard import checkouts_of
         from workbench.runner.request import build_request
 
         if self.arm == DRAFT:
@@ -127,9 +129,11 @@ class CanaryJob:
             arm = self.draft.arm(self.ws)
         else:
             arm = None if self.arm == WORKTREE else resolve(self.ws, self.arm)
+        repos = sorted({self.ws.root, *([arm.repo_root] if arm is not None else [])})
         return build_request(self.case, self.host, door="canary", plugin=self.ws.plugin_dir, arm=arm,
                              model=self.model or None, effort=self.effort, script=load(self.script),
-                             fixture=self.ws.base_fixture, timeout=self.timeout, cancel=self.cancelled)
+                             fixture=self.ws.base_fixture, timeout=self.timeout, cancel=self.cancelled,
+                             checkouts=repos, guarded=checkouts_of(repos), own=[self.record_path])
 
     def run(self, post: Post) -> None:
         """Run, score, record; post paths, every event, then RunScored / RunCancelled / RunFailed."""
@@ -141,7 +145,7 @@ class CanaryJob:
 
         try:
             result = execute(self.request(), on_event=lambda e: self._seen(e, post), on_setup=setup)
-        except (InputError, OSError, ValueError) as exc:
+        except (InputError, OSError, ValueError, ProofFailed) as exc:
             post(RunFailed(self.run_id, in_fields(exc)))
             return
         record = result.record  # a cancelled run is recorded invalid `cancelled` by the runner
@@ -189,12 +193,13 @@ class PostinstallJob:
             req = build_request(self.case, self.host, door="postinstall", plugin=self.ws.plugin_dir,
                                 model=self.model, effort=self.effort, script=load(self.script),
                                 fixture=self.ws.base_fixture, home=self.home,
-                                guarded=[self.ws.root, self.ws.plugin_dir], own=[self.record_path])
+                                guarded=[self.ws.root, self.ws.plugin_dir], own=[self.record_path],
+                                checkouts=[self.ws.root, self.ws.plugin_dir])
             self.record_path.parent.mkdir(parents=True, exist_ok=True)
             record = execute(req, on_event=lambda e: self.buffer.seen(e, post),
                              on_setup=lambda paths: post(RunPathsKnown(self.run_id, paths))).record
             append_record(self.record_path, record)
-        except (InputError, OSError, ValueError) as exc:
+        except (InputError, OSError, ValueError, ProofFailed) as exc:
             post(RunFailed(self.run_id, in_fields(exc)))
             return
         changes = record.guard.changes if record.guard else []

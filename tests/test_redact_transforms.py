@@ -1,0 +1,39 @@
+"""`Redactor.text` removes a secret and its simple transforms wherever they sit in a longer text,
+judged by decoding the output (`redteam_support.leaked`), not by the redactor's own list."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from urllib.parse import quote, quote_plus
+
+import pytest
+from redteam_support import leaked
+
+from workbench.runner.redact import Redactor
+
+SECRETS = ["LOGIN-PLANTED-5e6f7a8b", "sk-ant-oat01-AbC+/x_y~z=09", "ghp_0123456789abcdefABCDEF"]
+ENCODERS: dict[str, Callable[[bytes], str]] = {
+    "plain": lambda b: b.decode(), "reversed": lambda b: b.decode()[::-1],
+    "b64": lambda b: base64.b64encode(b).decode(), "b64-nopad": lambda b: base64.b64encode(b).decode().rstrip("="),
+    "urlsafe": lambda b: base64.urlsafe_b64encode(b).decode(),
+    "urlsafe-nopad": lambda b: base64.urlsafe_b64encode(b).decode().rstrip("="),
+    "hex": lambda b: b.hex(), "HEX": lambda b: b.hex().upper(),
+    "url": lambda b: quote(b.decode(), safe=""), "url-plus": lambda b: quote_plus(b.decode()),
+}
+
+
+@pytest.mark.parametrize("secret", SECRETS)
+@pytest.mark.parametrize("encoding", ENCODERS)
+@pytest.mark.parametrize("before", ["", "k", "ke", "key=", '{"token": "'])
+def test_a_transformed_secret_inside_a_longer_text_is_removed(secret: str, encoding: str, before: str) -> None:
+    shown = ENCODERS[encoding]((before + secret + '"\n').encode())
+    text = f"output: {shown} end"
+    assert leaked(text, secret)  # the judge sees it before redaction
+    out = Redactor(secrets=[secret]).text(text)
+    assert leaked(out, secret) == [] and "<login>" in out
+
+
+def test_short_values_and_paths_are_left_alone() -> None:
+    r = Redactor({"/tmp/run/repo": "<repo>"}, secrets=["LOGIN-PLANTED-5e6f7a8b"])
+    assert r.text("oauth /tmp/run/repo/a.py 4c4f47494e") == "oauth <repo>/a.py 4c4f47494e"
