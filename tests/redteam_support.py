@@ -15,7 +15,10 @@ from workbench.hosts.install import find_binary
 from workbench.runner.batch import BatchConfig
 from workbench.runner.hostrun import HostRun, run_host
 
-HOSTS = ["sim", "claude", "codex"]
+HOSTS = ["sim", "claude", "codex", "grok"]
+"""Hosts of the batch-door attacks."""
+DOOR_HOSTS = ["sim", "claude", "codex"]
+"""Hosts of the canary and post-install door attacks."""
 
 
 def shell_script(*commands: str) -> dict[str, Any]:

@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 from batch_support import SECRET, World, make_world
-from redteam_support import HOSTS, host_config, leaked, shell_script, transforms, with_login, with_secret_env
+from redteam_support import DOOR_HOSTS as HOSTS
+from redteam_support import host_config, leaked, shell_script, transforms, with_login, with_secret_env
 
 from workbench.core.cases import find_case
 from workbench.core.records import append_record, load_file

@@ -18,7 +18,8 @@ from redteam_support import HOSTS, host_config, shell_script, with_login
 from workbench.core.records import load_file
 from workbench.runner.batch import run_batch
 
-LOGINS = {"sim": ".claude/.credentials.json", "claude": ".claude/.credentials.json", "codex": ".codex/auth.json"}
+LOGINS = {"sim": ".claude/.credentials.json", "claude": ".claude/.credentials.json", "codex": ".codex/auth.json",
+          "grok": ".grok/user-settings.json"}
 
 
 
