@@ -36,14 +36,6 @@ LOGIN_VALUE = "LOGIN-PLANTED-5e6f7a8b"
 ENV_NAME, ENV_VALUE = "WB_PLANTED_API_KEY", "sk-ENVPLANTED-9c0d1e2f"
 
 
-@pytest.fixture
-def hosts_dir(request: pytest.FixtureRequest) -> Path | None:
-    if request.node.callspec.params.get("host", "sim") == "sim":
-        return None
-    installed: Path = request.getfixturevalue("installed_hosts")
-    return installed
-
-
 def plant_login(home: Path, rel: str) -> tuple[Path, str]:
     path = home / rel
     path.parent.mkdir(parents=True, exist_ok=True)

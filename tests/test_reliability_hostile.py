@@ -8,18 +8,16 @@ the shell, changing a live host config file, and leaving a background process be
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from batch_support import SECRET, World, make_world
-from redteam_support import host_config, shell_script
+from redteam_support import host_config, shell_script, with_login
 
 from workbench.core.records import load_file
-from workbench.hosts.base import Launch
 from workbench.runner.batch import run_batch
-from workbench.runner.hostrun import HostRun, run_host
+from workbench.runner.hostrun import run_host
 
 LOGIN_SECRET = "LOGIN-SECRET-7d2e0"
 LOGINS = {"claude": ".claude/.credentials.json", "codex": ".codex/auth.json"}
@@ -34,24 +32,6 @@ def plant_logins(w: World) -> dict[str, Path]:
         path.write_text(json.dumps({"token": f"{LOGIN_SECRET}-{host}"}), encoding="utf-8")
         out[host] = path
     return out
-
-
-def with_login(rel: str, target: Path) -> Callable[..., HostRun]:
-    """run_host with the login linked into the temp HOME the way a real-model run links it (scripted runs
-    link none), so the confinement binds it exactly as it would with the user's real login."""
-    def run(host: str, prompt: str, repo: Path, run_dir: Path, *, wrap: Callable[[Launch], Launch] | None = None,
-            **kw: Any) -> HostRun:
-        def add(launch: Launch) -> Launch:
-            link = run_dir / "home" / rel
-            link.parent.mkdir(parents=True, exist_ok=True)
-            link.symlink_to(target)
-            launch.links[link] = target
-            return wrap(launch) if wrap is not None else launch
-        return run_host(host, prompt, repo, run_dir, wrap=add, **kw)
-    return run
-
-
-
 
 
 @pytest.mark.parametrize("host", ["sim", "claude", "codex"])

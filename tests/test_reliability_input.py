@@ -110,7 +110,7 @@ BAD: dict[str, Bad] = {
     "ref that does not exist": Bad(lambda w: [a if a != "A=HEAD" else "A=no-such-ref" for a in _batch(w)],
                                    ("--arms", "no-such-ref")),
     "plugin repo that is not a git repo": Bad(lambda w: (shutil.rmtree(w.ws / ".git"), _batch(w))[1],
-                                              ("--arms", "git")),
+                                              ("plugin", "not inside a git repo")),
 }
 
 

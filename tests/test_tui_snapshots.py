@@ -28,7 +28,7 @@ ESSENTIALS = {
     "batch": ["baseline", "hosts", "model", "script", "runs", "confined", "until decided", "alpha", "cases",
               "results", "hits/valid", "estimate:", "forecast", "start batch"],
     "records": ["12 record(s) from 1 file(s) · 12 shown", "condition", "negative-explain-app", "opened"],
-    "compare": ["Δ pp", "paired p", "flaky", "-33.3", "FLAKY", "A hits/n", "0/3"],
+    "compare": ["Δ pp", "paired p", "flaky", "-33.3", "FLAKY", "A hits/n", "0/3", "A funnel", "read before"],
     "postinstall": ["host", "model", "script", "REAL home", "╰", "run check"],
     "help": ["Trigger Workbench", "no input focused", "Post-install", "ctrl+z", "Call pane", "its reason"],
 }

@@ -477,7 +477,8 @@ def _loop(cfg: BatchConfig, executor: Executor, pending: list[Planned], root: Pa
     trip, a quota error, a budget or the cancel event. MINE (the batch's records) grows as runs are recorded."""
     queue: list[Job] = [Job(p, request_for(p, cfg, root, tars, bid, planned)) for p in reversed(pending)]
     spent: list[RunRecord] = []
-    appended: set[RunKey] = set()
+    appended: set[tuple[RunKey, str]] = set()
+    """(key, arm name): two arms on one commit (an env-only arm beside its base) share a key."""
     journal = journal_path(cfg.record)
     poll = None if cfg.cancel is None and executor.kind == "threads" else 0.2
     while queue or executor.running():
@@ -506,7 +507,7 @@ def _loop(cfg: BatchConfig, executor: Executor, pending: list[Planned], root: Pa
             if fin.record is None:
                 _failed(cfg, fin, queue, result)
                 continue
-            if p.key in appended:  # exactly once per (batch, key), whatever the executor reports
+            if (p.key, p.arm.name) in appended:  # exactly once per (batch, key, arm), whatever the executor says
                 continue
             outcome = RunOutcome(p, fin.record.model_copy(update={"executor": fin.executor}), fin.seconds,
                                  fin.leftovers)
@@ -526,7 +527,7 @@ def _loop(cfg: BatchConfig, executor: Executor, pending: list[Planned], root: Pa
             outcome.record = record
             if not _append(cfg.record, record, result):
                 continue
-            appended.add(p.key)
+            appended.add((p.key, p.arm.name))
             result.outcomes.append(outcome)
             progress.add(record)
             spent.append(record)

@@ -1,13 +1,15 @@
-"""Compare: two arms side by side from records — hits/total with intervals, delta, FLAKY, paired p, a plot.
+"""Compare: two arms side by side from records — hits/total with intervals, delta, FLAKY, paired p, a plot,
+and each arm's activation funnel and which procedure its cases opened (target or a sibling).
 
-All numbers are the core summary's (`summarize`, `Summary.compare`, `stats`); this screen lays
-them out and draws each rate with its 95% Wilson interval on a common 0–100% scale.
+All numbers are the core's (`summarize`, `Summary.compare`, `stats`, `core.report.funnel` and
+`confusion`); this screen lays them out and draws each rate with its 95% Wilson interval on a common
+0–100% scale.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from textual import on
@@ -20,6 +22,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 from workbench.core import stats
 from workbench.core.errors import InputError
 from workbench.core.records import load_files
+from workbench.core.report import confusion, funnel, procedures
 from workbench.core.summary import Summary, arm_label, summarize
 from workbench.tui.data import record_files
 from workbench.tui.widgets.bars import interval_bar, rate_text
@@ -48,6 +51,8 @@ class CompareScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.summary = Summary()
+        self.funnel: list[dict[str, Any]] = []
+        self.confusion: list[dict[str, Any]] = []
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -57,6 +62,7 @@ class CompareScreen(Screen[None]):
             yield labelled(LabelledSelect([], prompt="arm B", id="arm-b"), "arm B")
         yield DataTable(id="compare-table", zebra_stripes=True)
         yield Static("", id="plot")
+        yield Static("", id="views")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -71,7 +77,10 @@ class CompareScreen(Screen[None]):
     def action_load(self) -> None:
         paths = [Path(p.strip()) for p in self.query_one("#files", Input).value.split(",") if p.strip()]
         try:
-            self.summary = summarize(load_files([p for p in paths if p.is_file()], lenient=True).records)
+            records = load_files([p for p in paths if p.is_file()], lenient=True).records
+            self.summary = summarize(records)
+            self.funnel = funnel(self.summary)
+            self.confusion = confusion(self.summary, records, procedures(records))
         except InputError as exc:
             self.notify(str(exc), severity="error")
             return
@@ -117,3 +126,23 @@ class CompareScreen(Screen[None]):
             plot.append(f"{'':<16} B {interval_bar(row['hits_b'], row['valid_b'], 30)} "
                         f"{rate_text(row['hits_b'], row['valid_b'])}")
         self.query_one("#plot", Static).update("\n".join(plot) or "no target was run by both arms")
+        self.query_one("#views", Static).update(escape("\n".join(views_text(self.funnel, self.confusion,
+                                                                            (str(a), str(b))))))
+
+
+def views_text(funnel_rows: list[dict[str, Any]], confusion_rows: list[dict[str, Any]],
+               arms: tuple[str, str]) -> list[str]:
+    """Per arm: its funnel (offered → loaded → opened → read before) and, per case, the procedures its
+    runs opened with siblings marked; rows come from `core.report`, only laid out here."""
+    out: list[str] = []
+    for side, key in zip("AB", arms, strict=True):
+        for r in (r for r in funnel_rows if (r["source"] or r["arm"]) == key):
+            out.append(f"{side} funnel ({r['host']}): {r['runs']} runs → offered {r['offered']} → loaded "
+                       f"{r['loaded']} → opened {r['opened']} → read before {r['read_before']}")
+        for r in (r for r in confusion_rows if (r["source"] or r["arm"]) == key):
+            opened = "; ".join(f"{f}{'' if f in r['targets'] else ' (sibling)'} {n}/{r['runs']}"
+                               for f, n in r["opened"].items()) or "none"
+            out.append(f"{side} {r['case']}: opened {opened}"
+                       + (f" · sibling instead {r['sibling_instead']}" if r["sibling_instead"] else ""))
+    return out
+
