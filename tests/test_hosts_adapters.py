@@ -22,10 +22,10 @@ def spec(tmp_path: Path, model: str = "scripted", **kw) -> RunSpec:  # type: ign
                    URL if model == "scripted" else None, **kw)
 
 
-OUTER = {"PATH": "/usr/bin", "HOME": "/root", "ANTHROPIC_API_KEY": "real", "CLAUDECODE": "1", "CODEX_HOME": "/x",
+OUTER = {"PATH": "/usr/bin", "HOME": "/home/user", "ANTHROPIC_API_KEY": "real", "CLAUDECODE": "1", "CODEX_HOME": "/x",
          "OPENAI_BASE_URL": "u", "GEMINI_API_KEY": "g", "GOOGLE_CLOUD_PROJECT": "p", "OPENCODE_CONFIG": "c",
          "XAI_API_KEY": "x", "GROK_MODEL": "m", "HTTPS_PROXY": "h", "http_proxy": "h", "NO_PROXY": "n",
-         "XDG_CONFIG_HOME": "/root/.config", "LANG": "C.UTF-8"}
+         "XDG_CONFIG_HOME": "/home/user/.config", "LANG": "C.UTF-8"}
 
 
 SECRETS = {"GITHUB_TOKEN": "ghp-x", "AWS_SECRET_ACCESS_KEY": "aws-x", "AZURE_OPENAI_API_KEY": "az-x",
@@ -33,7 +33,7 @@ SECRETS = {"GITHUB_TOKEN": "ghp-x", "AWS_SECRET_ACCESS_KEY": "aws-x", "AZURE_OPE
 
 
 def test_clean_env_keeps_only_the_allow_list() -> None:
-    assert clean_env({**OUTER, **SECRETS, "LC_ALL": "C"}) == {"PATH": "/usr/bin", "HOME": "/root", "LANG": "C.UTF-8",
+    assert clean_env({**OUTER, **SECRETS, "LC_ALL": "C"}) == {"PATH": "/usr/bin", "HOME": "/home/user", "LANG": "C.UTF-8",
                                                              "LC_ALL": "C"}
 
 
