@@ -34,7 +34,8 @@ def test_workbench_starts_on_rows_and_c_shows_the_verdict(tmp_path: Path) -> Non
     ws = make_workspace(tmp_path)
     exe = shutil.which("workbench", path=str(Path(sys.executable).parent))
     assert exe is not None
-    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
+    # unbuffered stdio, as in many containers (and CI): a frame torn by a signal fails the strict decode
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40", "PYTHONUNBUFFERED": "1"}
     child = pexpect.spawn(exe, cwd=str(ws.root), env=env, dimensions=(40, 120), encoding="utf-8", timeout=60)
     try:
         child.expect("Rows")

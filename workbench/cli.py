@@ -53,10 +53,11 @@ def _add_debug(parser: argparse.ArgumentParser) -> None:
 
 
 def open_app(args: argparse.Namespace) -> int:
-    """The Textual workbench (`workbench.commands.home` without importing every command on the way)."""
-    from workbench.tui.app import make_app
+    """The Textual workbench on the workspace of the current folder (nearest `workbench.toml` upward,
+    else the bundled demo), without importing every command on the way."""
+    from workbench.tui.app import run_app
 
-    make_app().run()
+    run_app()
     return int(ExitCode.OK)
 
 

@@ -12,7 +12,6 @@ from workbench.commands import (
                                 canary,
                                 case,
                                 export,
-                                home,
                                 hosts,
                                 postinstall,
                                 report,
@@ -30,4 +29,3 @@ COMMANDS: list[Register] = [score.register, summary.register, rescore.register, 
 COMMANDS += [authoring.register, arm.register, case.register]
 COMMANDS += [batch.register, postinstall.register]
 COMMANDS += [report.register, export.register]
-_ = home

@@ -18,6 +18,7 @@ from workbench.sim.agent import run_fault, run_script
 from workbench.sim.policy import decide
 from workbench.sim.stream import StreamWriter
 from workbench.sim.tools import Workspace
+from workbench.stdio import buffered
 
 VERSION = f"sim-{__version__}"
 DEFAULT_OUTSIDE = "/nonexistent-sim-outside"
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     home = directory(args.home, "--home") if args.home else Path(os.environ.get("HOME", str(repo)))
     ws = Workspace(repo, plugin=plugin, home=home, timeout=args.timeout)
     model = args.model or ("sim-script" if args.script else "sim-policy")
-    writer = StreamWriter(sys.stdout, model=model)
+    writer = StreamWriter(buffered(sys.stdout), model=model)
     if args.fault == "no-output":
         return run_fault(ws, writer, version=VERSION)
     if args.script:

@@ -20,6 +20,7 @@ from textual.worker import Worker
 
 from workbench.core.workspace import Workspace, load_workspace
 from workbench.failure import describe
+from workbench.stdio import buffer_terminal_stream
 from workbench.tui.data import WorkspaceView
 from workbench.tui.keys import printable_actions, typing
 from workbench.tui.messages import CanaryRequested, WorkbenchMessage, WorkerFailed
@@ -205,6 +206,12 @@ class WorkbenchApp(App[None]):
                 for title, action in items:
                     yield SystemCommand(title, f"{SCREENS[name][0]}: {action}",
                                         lambda a=action: self.screen.run_action(a))
+
+
+def run_app() -> None:
+    """Run the workbench on the current folder's workspace until the user quits (frames never torn)."""
+    buffer_terminal_stream()
+    make_app().run()
 
 
 def make_app(ws: Workspace | None = None, *, cwd: Path | None = None) -> WorkbenchApp:
