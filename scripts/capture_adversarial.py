@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from workbench.core.effects import CallClock, reindex  # noqa: E402
+from workbench.hosts import adapter  # noqa: E402
 from workbench.hosts.install import find_binary  # noqa: E402
 from workbench.modelstub import ModelServer, parse_script  # noqa: E402
 from workbench.runner import hostrun  # noqa: E402
@@ -122,9 +123,10 @@ def capture(scenario: dict[str, Any], host: str, out: Path, hosts_dir: Path) -> 
         conf = Confinement(Path.home())
         clock = CallClock()
         t0 = time.monotonic()
-        with RepoWatcher(repo) as watcher:
+        with RepoWatcher(repo, noise=adapter(host).repo_noise) as watcher:  # as runner/execute.py watches
             run = hostrun.run_host(host, scenario.get("prompt", "Do the task."), repo, root, script=script,
-                                   binary=binary, timeout=240.0, on_timed_event=clock.see, plugin=plugin,
+                                   binary=binary, timeout=240.0, on_timed_event=clock.see,
+                                   before_stamp=watcher.sync, plugin=plugin,
                                    add_dirs=(plugin,), placeholders={"plugin": str(plugin)},
                                    wrap=lambda launch: conf.wrap(launch, host, root, repo))
         effects = watcher.stop()
@@ -147,6 +149,7 @@ def capture(scenario: dict[str, Any], host: str, out: Path, hosts_dir: Path) -> 
                              "finished": None if s.finished is None else round(s.finished - t0, 4)} for s in spans],
                   "effects": [{"t": round(e.t - t0, 4), "path": e.path, "kind": e.kind,
                                **({"detail": e.detail} if e.detail else {})} for e in effects if e.kind != "index"],
+                  "asked": [{"turn": turn, "t": round(t - t0, 4)} for turn, t in run.asked],
                   "overflowed": watcher.overflowed}
         (dest / f"{host}.effects.json").write_text(rewrite(json.dumps(timing, indent=1)) + "\n")
         return f"{sid} {host}: {len(run.parsed.calls)} calls, exit {run.exit_code}, {run.duration:.0f}s"

@@ -2,7 +2,7 @@
 
 `scored(sid, host, spec)` parses a stored capture with the real parser (Codex with its rollout),
 fills content evidence from the stored plugin copy (`content_evidence`), gives each call the repo
-effects the watcher saw when the record schema has a place for them (`Call.effects`), and scores it
+effects the watcher saw as the runner gives them (`attribute_run`, `Call.effects`), and scores it
 with THE scorer. `python tests/adversarial_support.py SID [HOST]` prints a capture as a labeller
 reads it: each call, its turn and status, the tool result the model received, and the scorer's view.
 """
@@ -15,25 +15,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.core.effects import CallSpan, Effect, attribute, reindex
+from workbench.core.effects import Attribution, CallSpan, Effect, attribute_run
 from workbench.core.fingerprints import content_evidence
 from workbench.core.models import Call, Score, ScoreSpec
 from workbench.core.parsers import parse_lines
 from workbench.core.scoring import score
+from workbench.hosts import adapter
+from workbench.runner.execute import with_effects
 from workbench.runner.procedures import load_procedures
 
 DATA = Path(__file__).parent / "data" / "adversarial"
 CAPTURES = DATA / "captures"
 PLUGIN = DATA / "plugin"
 HOSTS = ("sim", "claude", "codex", "opencode", "gemini", "grok")
-EFFECTS_IN_SCHEMA = "effects" in Call.model_fields
-"""Whether calls carry repo effects (the scorer's effect moment); until then only patterns decide."""
-UNTIMED = frozenset({"grok"})
-"""Hosts whose stream cannot time calls: Grok CLI prints the whole conversation at exit, so every
-effect precedes every call line and attribution by time would give it to call 0 (docs/hosts.md,
-tests/test_watcher.py). Their effects are stored but never given to a call."""
-
-
 def scenarios() -> list[dict[str, Any]]:
     return json.loads((DATA / "scenarios.json").read_text(encoding="utf-8"))
 
@@ -62,49 +56,38 @@ def parsed_calls(sid: str, host: str) -> list[Call]:
 class Timing:
     spans: list[CallSpan]
     effects: list[Effect]
+    asked: list[tuple[int, float]]
 
 
 def timing(sid: str, host: str) -> Timing:
-    """What the repo watcher saw and when each call's lines arrived (seconds from the run's start)."""
+    """What the repo watcher saw, when each call's lines arrived and when the model server got each
+    turn's request (seconds from the run's start; `asked` is empty in captures made without it)."""
     data = json.loads((CAPTURES / sid / f"{host}.effects.json").read_text(encoding="utf-8"))
     spans = [CallSpan(s["index"], s["started"], s["finished"], s["call_id"]) for s in data["spans"]]
     effects = [Effect(e["t"], e["path"], e["kind"], e.get("detail")) for e in data["effects"]]
-    return Timing(spans, effects)
+    asked = [(a["turn"], a["t"]) for a in data.get("asked", [])]
+    return Timing(spans, effects, asked)
+
+
+def attributions(sid: str, host: str, calls: list[Call]) -> list[Attribution]:
+    """The stored run's first changes given to CALLS as the runner gives them (`attribute_run`)."""
+    t = timing(sid, host)
+    timed = attribute_run(calls, t.effects, t.spans, t.asked, adapter(host).live_stream)
+    return timed or []
 
 
 def attributed(sid: str, host: str, calls: list[Call]) -> dict[int, list[tuple[Effect, str, tuple[int, ...]]]]:
-    """Call index -> (first change, basis, other candidates), attributed as the runner does."""
-    t = timing(sid, host)
-    spans = reindex(t.spans, [c.call_id for c in calls])
-    turns = {i: str(c.turn) for i, c in enumerate(calls) if c.turn is not None}
+    """Call index -> (first change, basis, other candidates)."""
     out: dict[int, list[tuple[Effect, str, tuple[int, ...]]]] = {}
-    for a in attribute(spans, t.effects, turns):
-        if a.call < len(calls):
-            out.setdefault(a.call, []).append((a.effect, a.basis, a.others))
-    return out
-
-
-def with_effects(sid: str, host: str, calls: list[Call]) -> list[Call]:
-    """CALLS with their attributed effects stored on them, when the schema has `Call.effects`."""
-    if not EFFECTS_IN_SCHEMA or host in UNTIMED:
-        return calls
-    given = attributed(sid, host, calls)
-    out = []
-    for i, call in enumerate(calls):
-        if i not in given:
-            out.append(call)
-            continue
-        effects = [{"path": e.path, "kind": e.kind, "basis": basis, "others": list(others),
-                    **({"sha": e.detail} if e.detail and e.kind in ("commit", "merge", "tag", "branch") else {})}
-                   for e, basis, others in given[i]]
-        out.append(Call.model_validate({**call.model_dump(), "effects": effects}))
+    for a in attributions(sid, host, calls):
+        out.setdefault(a.call, []).append((a.effect, a.basis, a.others))
     return out
 
 
 def evidenced_calls(sid: str, host: str) -> list[Call]:
     """The stored run's calls with content evidence (and effects, see `with_effects`)."""
     calls = content_evidence(parsed_calls(sid, host), load_procedures(PLUGIN))
-    return with_effects(sid, host, calls)
+    return with_effects(calls, attributions(sid, host, calls))
 
 
 def scored(sid: str, host: str, spec: ScoreSpec) -> Score:

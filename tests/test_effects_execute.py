@@ -52,12 +52,6 @@ def run(host: str, door: str, verdict: str, hosts_dir: Path | None, unconfined: 
 def check(record: RunRecord, verdict: str) -> None:
     writer = WRITER[verdict]
     calls = record.calls
-    if record.host == "grok":
-        # grok prints its calls only at exit: no effect can be timed to a call, so none is attributed and
-        # the unrecognised write is no moment (the record says the run was not watched for effects)
-        assert record.valid and record.effects_watched is None and not any(c.effects for c in calls)
-        assert record.moment_at is None and record.overall == "read-noaction"  # the read ran, no moment seen
-        return
     assert record.valid and record.effects_watched == "watched", record.invalid_reason
     assert calls[writer].kind == "shell" and not is_edit_attempt(calls[writer]), "no pattern knows the write"
     if record.host == "claude" and record.condition == "unconfined":

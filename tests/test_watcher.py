@@ -19,6 +19,7 @@ from workbench.core.effects import (
     CallSpan,
     Effect,
     attribute,
+    attribute_run,
     effects_by_call,
     first_changes,
     first_effect_call,
@@ -26,7 +27,7 @@ from workbench.core.effects import (
 )
 from workbench.core.events import CallFinished, CallStarted
 from workbench.core.models import Call
-from workbench.hosts import REAL_HOSTS
+from workbench.hosts import REAL_HOSTS, adapter
 from workbench.hosts.base import clean_env
 from workbench.hosts.install import find_binary
 from workbench.modelstub import parse_script
@@ -119,6 +120,14 @@ def test_file_changes_in_the_tree_and_new_folders(tmp_path: Path) -> None:
     assert got == [("a/b/c.txt", "created"), ("a/b/c.txt", "modified"), ("README.md", "modified"),
                    ("notes.txt", "moved"), ("moved.txt", "created"), ("a/b/c.txt", "deleted")], got
     assert not watcher.overflowed
+
+
+def test_a_mount_point_written_with_nothing_and_removed_is_no_effect(tmp_path: Path) -> None:
+    # Claude Code's sandbox: an empty `.gitmodules` made (O_TRUNC: a write of nothing) and removed again
+    repo = make_repo(tmp_path)
+    with RepoWatcher(repo) as watcher:
+        sh(repo, "touch .gitmodules && : > .gitmodules && rm .gitmodules && printf x > kept.txt && rm kept.txt")
+    assert kinds(watcher.stop()) == [("kept.txt", "created"), ("kept.txt", "modified"), ("kept.txt", "deleted")]
 
 
 def test_touch_of_an_existing_file_is_no_effect_but_a_new_file_and_chmod_x_are(tmp_path: Path) -> None:
@@ -214,37 +223,36 @@ def _attributed_run(host: str, root: Path, hosts_dir: Path | None, confined: boo
     conf = Confinement(Path.home()) if confined else None  # as a batch confines: the real home hidden
     wrap = None if conf is None else (lambda launch: conf.wrap(launch, host, root, repo))
     clock = CallClock()
-    with RepoWatcher(repo) as watcher:
+    with RepoWatcher(repo, noise=adapter(host).repo_noise) as watcher:  # as runner/execute.py watches
         run = run_host(host, "Append to the readme.", repo, root, script=WRITE_BETWEEN, binary=binary,
                        timeout=120.0, on_timed_event=clock.see, before_stamp=watcher.sync, wrap=wrap)
     spans = reindex(clock.spans(), [c.call_id for c in run.parsed.calls])
-    return run, spans, watcher.stop(), repo
+    found = attribute_run(run.parsed.calls, watcher.stop(), clock.spans(), run.asked, adapter(host).live_stream)
+    return run, spans, found, repo
 
 
-def _assert_written_by_call_1(run, spans, effects, repo: Path) -> None:  # type: ignore[no-untyped-def]
+def _assert_written_by_call_1(run, spans, found, repo: Path) -> None:  # type: ignore[no-untyped-def]
     commands = [c.command or "" for c in run.parsed.calls]
     assert len(commands) == 3 and commands[1].endswith("write('x')\""), (commands, run.stderr_path.read_text()[-2000:])
     assert (repo / "README.md").read_text().endswith("x")
-    found = attribute(spans, effects)
-    # a later call starting within LINE_SLACK of the write is a candidate too; an earlier one never
-    assert [(a.call, a.effect.path, a.effect.kind, set(a.others) <= {2}) for a in found] == [
-        (1, "README.md", "modified", True)], (spans, effects)
-    assert first_effect_call(spans, effects) == 1
+    # the write's call, by the runner's own attribution (the turn clock where the server drives the host)
+    assert [(a.call, a.effect.path, a.effect.kind, a.others) for a in found or []] == [
+        (1, "README.md", "modified", ())], (spans, found)
 
 
 @pytest.mark.parametrize("confined", [False, True], ids=["unconfined", "confined"])
-@pytest.mark.parametrize("host", [h for h in REAL_HOSTS if h != "grok"])  # see the grok test below
+@pytest.mark.parametrize("host", REAL_HOSTS)
 def test_the_shell_write_is_attributed_to_its_call_on_every_real_host(host: str, confined: bool, tmp_path: Path,
                                                                        installed_hosts: Path) -> None:
     if confined and bwrap_path() is None:
         pytest.skip("never: .ci/run installs bubblewrap")
-    run, spans, effects, repo = _attributed_run(host, tmp_path, installed_hosts, confined)
+    run, spans, found, repo = _attributed_run(host, tmp_path, installed_hosts, confined)
     if host == "claude" and not confined:
         # acceptEdits without its sandbox asks before a shell write: nothing changed, nothing attributed
         assert run.parsed.calls[1].status == "denied"
-        assert [e for e in effects if e.moment] == [] and first_effect_call(spans, effects) is None
+        assert found == []
         return
-    _assert_written_by_call_1(run, spans, effects, repo)
+    _assert_written_by_call_1(run, spans, found, repo)
 
 
 @pytest.mark.parametrize("confined", [False, True], ids=["unconfined", "confined"])
@@ -254,12 +262,59 @@ def test_the_shell_write_is_attributed_to_its_call_on_sim(confined: bool, tmp_pa
     _assert_written_by_call_1(*_attributed_run("sim", tmp_path, None, confined))
 
 
-def test_grok_prints_its_calls_only_at_exit_so_no_effect_is_attributed(tmp_path: Path, installed_hosts: Path) -> None:
-    """Grok CLI's -p mode prints the whole conversation when the run ends: every call "happens" after
-    every effect, so attribution by time cannot work there (docs/hosts.md). It also creates the repo's
-    `.grok/settings.json` itself (`GrokAdapter.repo_noise`)."""
-    run, spans, effects, repo = _attributed_run("grok", tmp_path, installed_hosts, False)
-    assert (repo / "README.md").read_text().endswith("x") and len(run.parsed.calls) == 3
-    assert all(span.started > effect.t for span in spans for effect in effects)
+def test_grok_prints_its_calls_only_at_exit_so_only_the_turn_clock_times_them(tmp_path: Path,
+                                                                           installed_hosts: Path) -> None:
+    """Grok CLI's -p mode prints the whole conversation when the run ends: every call line comes after
+    every effect, so its lines cannot time a call (docs/hosts.md); without the scripted server's turn
+    clock nothing is attributed. It also creates the repo's `.grok/settings.json` itself (noise)."""
+    run, spans, found, repo = _attributed_run("grok", tmp_path, installed_hosts, False)
+    assert found and all(span.started is not None and span.started > a.effect.t for span in spans for a in found)
     assert (repo / ".grok" / "settings.json").is_file()
-    assert any(e.path == ".grok/settings.json" for e in effects)
+    assert attribute_run(run.parsed.calls, [a.effect for a in found], spans, [], live_stream=False) is None
+
+
+# -- the run's clocks: stdout lines and the scripted server's turn clock (pure) -----------------
+
+def _call(index: int, turn: int, kind: str = "shell", command: str | None = None, path: str | None = None) -> Call:
+    return Call(index=index, tool="Bash" if kind == "shell" else "Read", kind=kind, call_id=f"c{index}", turn=turn,
+                command=command, path=path)
+
+
+def test_the_turn_clock_names_the_turn_even_when_lines_are_late() -> None:
+    # every line printed at exit (Grok CLI): only the server's request times can say which turn wrote
+    calls = [_call(0, 0, "read", path="p/testing.md"), _call(1, 1, command="cp a b"), _call(2, 2, command="x")]
+    asked = [(0, 1.0), (1, 2.0), (2, 3.0), (3, 4.0)]
+    found = attribute_run(calls, [Effect(2.5, "b", "created")], [], asked, live_stream=False)
+    assert [(a.call, a.basis) for a in found or []] == [(1, "in-flight")]
+    assert attribute_run(calls, [Effect(4.5, "late", "created")], [], asked, live_stream=False) == []  # the host's
+    assert attribute_run(calls, [Effect(2.5, "b", "created")], [], [], live_stream=False) is None  # no clock at all
+
+
+def test_the_turn_clock_overrules_line_slack_and_lines_split_a_turn() -> None:
+    calls = [_call(0, 0, command="cp a b"), _call(1, 1, command="echo > c"), _call(2, 1, command="echo > d")]
+    lines = [CallSpan(0, 1.1, 1.9, "c0"), CallSpan(1, 1.95, 2.4, "c1"), CallSpan(2, 2.5, 2.9, "c2")]
+    asked = [(0, 1.0), (1, 1.92), (2, 3.0)]
+    # 1.9: call 1's line came within LINE_SLACK, but its turn was asked for only at 1.92
+    effects = [Effect(1.9, "b", "created"), Effect(2.3, "e", "created"), Effect(2.31, "d", "created")]
+    found = attribute_run(calls, effects, lines, asked, True)
+    # e: call 1 in flight, call 2 of the same turn started within LINE_SLACK; d: only call 2 names it
+    assert [(a.call, a.basis, a.others) for a in found or []] == [
+        (0, "in-flight", ()), (1, "ambiguous", (2,)), (2, "named", ())]
+
+
+def test_a_turn_clock_that_contradicts_the_lines_is_not_used() -> None:
+    calls = [_call(0, 0, command="cp a b"), _call(1, 1, command="cp a c")]
+    lines = [CallSpan(0, 1.1, 1.5, "c0"), CallSpan(1, 1.6, 1.9, "c1")]
+    asked = [(0, 1.0), (1, 5.0)]  # turn 1 asked for after its call's line arrived: not this host's numbering
+    found = attribute_run(calls, [Effect(1.7, "c", "created")], lines, asked, True)
+    assert [(a.call, a.basis) for a in found or []] == [(1, "in-flight")]
+
+
+def test_readers_are_no_candidates_and_the_writer_naming_the_path_is_chosen() -> None:
+    calls = [_call(0, 0, command="python3 -c \"import shutil; shutil.copyfile('README.md', 'README.copy')\""),
+             _call(1, 1, "read", path="/p/testing.md"), _call(2, 2, command="echo done > notes.txt")]
+    lines = [CallSpan(0, 1.0, 1.3, "c0"), CallSpan(1, 1.3, 1.3, "c1"), CallSpan(2, 1.31, 1.5, "c2")]
+    found = attribute_run(calls, [Effect(1.29, "README.copy", "created")], lines, [], True)
+    assert [(a.call, a.basis, a.others) for a in found or []] == [(0, "named", ())]
+    unnamed = attribute_run(calls, [Effect(1.29, "other.txt", "created")], lines, [], True)
+    assert [(a.call, a.basis, a.others) for a in unnamed or []] == [(0, "ambiguous", (2,))]

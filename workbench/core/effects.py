@@ -9,11 +9,13 @@ flight when it happened. Pure: no I/O, no clock of its own (docs/scoring.md, "Ef
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from workbench.core.events import CallFinished, CallStarted, Event
+from workbench.core.models import Call
 
 EffectKind = Literal["created", "modified", "deleted", "moved", "commit", "merge", "tag", "branch", "ref", "index"]
 FILE_KINDS: frozenset[str] = frozenset({"created", "modified", "deleted", "moved"})
@@ -87,6 +89,26 @@ class CallClock:
                 for i in sorted(self._started.keys() | self._finished.keys())]
 
 
+def turn_spans(call_turns: Sequence[int | None], asked: Iterable[tuple[int, float]]) -> list[CallSpan]:
+    """Spans from the scripted model server's clock instead of the host's stdout: ASKED holds
+    (model turn, arrival time) of each request the server answered. A call of turn K ran after the
+    request for turn K arrived and before the request for turn K+1 did (its result was in it); the
+    server syncs the repo watcher before it stamps an arrival, so every effect of turn K's calls is
+    stamped inside that window. CALL_TURNS is each call's turn (the parser's 0-based turn number,
+    one per model message, as the server counts them). For hosts that print their calls only at
+    exit (Grok CLI); calls of one turn share a window, so the attribution names them all."""
+    first: dict[int, float] = {}
+    for asked_turn, t in sorted(asked, key=lambda a: a[1]):
+        first.setdefault(asked_turn, t)
+    spans = []
+    for index, turn in enumerate(call_turns):
+        if turn is None or turn not in first:
+            continue
+        after = [t for k, t in first.items() if k > turn]
+        spans.append(CallSpan(index, first[turn], min(after) if after else None))
+    return spans
+
+
 def reindex(spans: Sequence[CallSpan], call_ids: Sequence[str | None]) -> list[CallSpan]:
     """SPANS renumbered to a final call list given by its call ids (Codex is parsed again after exit
     with its rollout log, which can add calls): a span keeps its time and takes the index of the
@@ -109,7 +131,7 @@ class Attribution:
 
     effect: Effect
     call: int
-    basis: Literal["in-flight", "late-start", "ambiguous"]
+    basis: Literal["in-flight", "late-start", "ambiguous", "named"]
     others: tuple[int, ...] = ()
 
 
@@ -157,11 +179,12 @@ def first_changes(effects: Iterable[Effect]) -> list[Effect]:
 
 
 def attribute(spans: Sequence[CallSpan], effects: Iterable[Effect],
-              turns: Mapping[int, str] | None = None) -> list[Attribution]:
+              turns: Mapping[int, str] | None = None, slack: float = LINE_SLACK) -> list[Attribution]:
     """Every first change (`first_changes`) given to a call; an effect after the last result (the host
     itself, not a call) or with no call at all is left out. TURNS (call index -> model turn id), when
-    known, widens `ambiguous` to the calls of the same turn."""
-    found = (_attribute_one(spans, e, turns or {}) for e in first_changes(effects))
+    known, widens `ambiguous` to the calls of the same turn. SLACK is how late a stamp may be
+    (`LINE_SLACK` for stdout lines; 0 for `turn_spans`, stamped by the server itself)."""
+    found = (_attribute_one(spans, e, turns or {}, slack) for e in first_changes(effects))
     return [a for a in found if a is not None]
 
 
@@ -181,3 +204,79 @@ def first_effect_call(spans: Sequence[CallSpan], effects: Iterable[Effect],
     The scorer's moment is the earlier of this and the pattern moment; when only this one exists,
     the record says `moment_basis: effect`."""
     return min((a.call for a in attribute(spans, effects, turns)), default=None)
+
+
+
+READ_ONLY_KINDS: frozenset[str] = frozenset({"read", "skill"})
+"""Call kinds that cannot change the repo (a read tool, a skill load): never a candidate for an effect."""
+
+
+def _names(call: Call, path: str) -> bool:
+    """Whether CALL's input names PATH: its file name as a whole word of a path (`b` is not in `cp a bb`)."""
+    text = " ".join(t for t in (call.command, call.path) if t)
+    name = re.escape(path.rsplit("/", 1)[-1])
+    return bool(text) and re.search(rf"(?<![\w.-]){name}(?![\w.-])", text) is not None
+
+
+def _narrowed(a: Attribution, calls: Sequence[Call]) -> Attribution:
+    """An ambiguous attribution without the candidates that cannot write; when exactly one of the
+    writers left names the changed path in its input, it is `named` (the others are timing-only)."""
+    if a.basis != "ambiguous":
+        return a
+    writers = [i for i in (a.call, *a.others) if i < len(calls) and calls[i].kind not in READ_ONLY_KINDS]
+    if not writers:
+        return a
+    if len(writers) == 1:
+        return Attribution(a.effect, writers[0], "in-flight")
+    naming = [i for i in writers if _names(calls[i], a.effect.path)] if a.effect.kind in FILE_KINDS else []
+    if len(naming) == 1:
+        return Attribution(a.effect, naming[0], "named")
+    chosen = a.call if a.call in writers else writers[-1]
+    return Attribution(a.effect, chosen, "ambiguous", tuple(i for i in writers if i != chosen))
+
+
+def _consistent(turn_clock: Sequence[CallSpan], lines: Sequence[CallSpan]) -> bool:
+    """Whether the turn clock agrees with the stdout lines: no call's line arrived before the request
+    for its own turn did (a call is issued only in the answer to that request). False: the host's
+    turns are not numbered as the server counts them, and the turn clock is not used."""
+    asked = {s.index: s.started for s in turn_clock}
+    return all(s.started is None or s.index not in asked or s.started >= (asked[s.index] or 0.0) for s in lines)
+
+
+def attribute_run(calls: Sequence[Call], effects: Iterable[Effect], line_spans: Sequence[CallSpan],
+                  asked: Iterable[tuple[int, float]], live_stream: bool) -> list[Attribution] | None:
+    """A run's first changes given to its final CALLS by the best clocks the run has.
+
+    The scripted server's turn clock (ASKED, `turn_spans`) is exact: it names the turn whose calls
+    made a change. The host's stdout lines (LINE_SPANS from `CallClock`, renumbered to CALLS) tell
+    calls apart, within one turn or on a run without the turn clock, up to `LINE_SLACK`. A call
+    that cannot write (`READ_ONLY_KINDS`) is never a candidate, and of several writers in flight
+    the one whose input names the changed path is chosen (`named`). None: no clock times a call
+    (a host that prints its calls only at exit, driven by a real model)."""
+    effects = list(effects)
+    turns = {i: str(c.turn) for i, c in enumerate(calls) if c.turn is not None}
+    lines = reindex(line_spans, [c.call_id for c in calls]) if live_stream else []
+    clock = turn_spans([c.turn for c in calls], asked)
+    if clock and lines and not _consistent(clock, lines):
+        clock = []
+    if not clock and not live_stream:
+        return None
+    found: list[Attribution] = []
+    for effect in first_changes(effects):
+        a = _by_turn(clock, lines, effect, turns) if clock else _attribute_one(lines, effect, turns)
+        if a is not None and a.call < len(calls):
+            found.append(_narrowed(a, calls))
+    return found
+
+
+def _by_turn(clock: Sequence[CallSpan], lines: Sequence[CallSpan], effect: Effect,
+             turns: Mapping[int, str]) -> Attribution | None:
+    """EFFECT given to a call of the turn whose window holds it; its lines (if any) pick the call."""
+    window = [s.index for s in clock if s.started is not None and s.started < effect.t
+              and (s.finished is None or effect.t <= s.finished)]
+    if not window:
+        return None  # before the first request or after the last result: the host's own change
+    if len(window) == 1:
+        return Attribution(effect, window[0], "in-flight")
+    by_line = _attribute_one([s for s in lines if s.index in window], effect, turns) if lines else None
+    return by_line or Attribution(effect, window[-1], "ambiguous", tuple(window[:-1]))

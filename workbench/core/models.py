@@ -21,7 +21,7 @@ ReadBasis = Literal["content", "command", "tool-status"]
 OrderBasis = Literal["turn", "index"]
 MomentBasis = Literal["pattern", "effect", "end"]
 EffectKindName = Literal["created", "modified", "deleted", "moved", "commit", "merge", "tag", "branch"]
-AttributionBasis = Literal["in-flight", "late-start", "ambiguous"]
+AttributionBasis = Literal["in-flight", "late-start", "ambiguous", "named"]
 CaseKind = Literal["positive", "negative"]
 Condition = Literal["confined", "unconfined", "live-install", "canary"]
 
@@ -44,7 +44,8 @@ class CallEffect(BaseModel):
     basis: AttributionBasis = Field(
         default="in-flight",
         description="in-flight (the call was running), late-start (the first call to report after the change: "
-                    "hosts that print a call late) or ambiguous (the calls in `others` could have made it too).")
+                    "hosts that print a call late), named (of the calls that could have made it, the only one whose "
+                    "input names the path) or ambiguous (the calls in `others` could have made it too).")
     others: list[int] = Field(default_factory=list, description="Other calls that could have made it (ambiguous).")
 
 

@@ -32,7 +32,7 @@ class GrokAdapter(HostAdapter):
     pinned = "0.0.34"
     login_files = (".grok/user-settings.json",)
     repo_noise = (".grok/settings.json",)
-    live_stream = False  # it prints the whole conversation at exit: no effect can be timed to a call
+    live_stream = False  # it prints the whole conversation at exit: only the scripted server's turn clock times calls
     auth_env = KEY_VARS
     api_hosts = ("api.x.ai:443",)
 

@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -74,7 +74,7 @@ class ModelServer:
 
     def __init__(self, script: Script, placeholders: Mapping[str, str] | None = None, *,
                  faults: Iterable[Fault] = (), log_path: str | Path | None = None,
-                 host: str = "127.0.0.1", port: int = 0) -> None:
+                 host: str = "127.0.0.1", port: int = 0, before_stamp: Callable[[], None] | None = None) -> None:
         self.placeholders = dict(placeholders or {})
         self.script = script.resolved(self.placeholders)
         self.faults = list(faults)
@@ -83,6 +83,11 @@ class ModelServer:
         """Every request received: path and decoded JSON body."""
         self.offered: list[dict[str, Any]] = []
         """Per request: api, host, model, offered tools, listed skills and plugins, turn, fault, status."""
+        self.asked: list[tuple[int, float]] = []
+        """(model turn, monotonic arrival) of every scripted request: the turn clock of
+        `workbench.core.effects.turn_spans`. BEFORE_STAMP (the repo watcher's `sync`) runs before
+        each arrival is stamped, so a change made before the request was sent is stamped before it."""
+        self.before_stamp = before_stamp
         self._turns = {name: plan_turns(self.script, read_before_edit=api.read_before_edit)
                        for name, api in _APIS.items()}
         self._fired = [0] * len(self.faults)
@@ -128,6 +133,9 @@ class ModelServer:
 
     def handle(self, path: str, body: dict[str, Any]) -> tuple[WireAPI | None, Request | None, Fault | None]:
         """Parse and log one request; the answer is rendered by the handler."""
+        if self.before_stamp is not None:
+            self.before_stamp()
+        arrived = time.monotonic()
         api = route(path)
         request = api.parse(path, body) if api else None
         fault = self._fault_for(request.model_turns) if request and request.scripted else None
@@ -143,6 +151,8 @@ class ModelServer:
         with self._lock:
             self.requests.append({"path": path, "body": body})
             self.offered.append(entry)
+            if request is not None and request.scripted:
+                self.asked.append((request.model_turns, arrived))
             if self.log_path:
                 with self.log_path.open("a", encoding="utf-8") as log:
                     log.write(json.dumps(entry) + "\n")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from workbench import __version__
-from workbench.core.effects import Attribution, CallClock, attribute, reindex
+from workbench.core.effects import Attribution, CallClock, attribute_run
 from workbench.core.events import CallFinished, CallsReset, Event, ParsedRun
 from workbench.core.fingerprints import Fingerprints, call_evidence
 from workbench.core.models import Call, CallEffect, EntryGate, GuardReport, RunRecord, Score, ScoreSpec
@@ -347,12 +347,10 @@ def _run(request: RunRequest, run_dir: Path, plugin: Path, on_event: Callable[[E
     calls = run.parsed.calls
     if fingerprints is not None:
         calls = [call_evidence(fingerprints, c) for c in calls]
-    spans = reindex(clock.spans(), [c.call_id for c in calls])
-    turns = {i: str(c.turn) for i, c in enumerate(calls) if c.turn is not None}
-    attributions = ([a for a in attribute(spans, effects, turns) if a.call < len(calls)]
-                    if host.live_stream else [])
+    timed = attribute_run(calls, effects, clock.spans(), run.asked, host.live_stream)
+    attributions = timed or []
     run.parsed.calls = with_effects(calls, attributions)
     if on_event is not None and [hidden[0].call(c) for c in run.parsed.calls] != live.calls:
         on_event(hidden[0].event(CallsReset(tuple(run.parsed.calls))))
-    watched: Watched | None = None if not host.live_stream else "incomplete" if watcher.overflowed else "watched"
+    watched: Watched | None = None if timed is None else "incomplete" if watcher.overflowed else "watched"
     return run, watched, attributions

@@ -51,6 +51,8 @@ class HostRun:
     served_model: str | None = None
     offered: list[dict[str, Any]] = field(default_factory=list)
     """The model server's per-request log (scripted runs)."""
+    asked: list[tuple[int, float]] = field(default_factory=list)
+    """(model turn, monotonic arrival) of each scripted request: the turn clock (`core.effects.turn_spans`)."""
     offered_tools: list[str] = field(default_factory=list)
     offered_skills: list[str] = field(default_factory=list)
     offered_plugins: list[str] = field(default_factory=list)
@@ -156,7 +158,8 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
     `cancel`, once set, stops the host's process group (`run_process`); the run says `cancelled`.
     `on_timed_event` gets each live event with its line's monotonic arrival time (effect attribution:
     `workbench.core.effects.CallClock.see`; events parsed after exit come with the time they were parsed).
-    `before_stamp` runs as each stdout line is read, before its time is taken (`RepoWatcher.sync`).
+    `before_stamp` runs as each stdout line is read, before its time is taken (`RepoWatcher.sync`),
+    and as the model server receives each request (the turn clock, `HostRun.asked`).
     """
     ad = adapter(host)
     exe = binary or ad.default_binary() or require_binary(host)
@@ -166,7 +169,8 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
               "plugin": str(plugin or ""), **(placeholders or {})}
     server = None
     if script is not None and ad.uses_server:
-        server = ModelServer(script, values, faults=faults, log_path=run_dir / "offered.jsonl")
+        server = ModelServer(script, values, faults=faults, log_path=run_dir / "offered.jsonl",
+                             before_stamp=before_stamp)
     parser = make_parser(host)
     live = ParsedRun()
 
@@ -229,6 +233,7 @@ def _gates(run: HostRun, server: ModelServer | None, binary: Path, probe: bool) 
     plugins: set[str] = set(init.plugins if init else ())
     if server is not None:
         run.offered = list(server.offered)
+        run.asked = list(server.asked)
         run.server_errors = list(server.errors)
         scripted = [entry for entry in server.offered if entry["scripted"]]
         for entry in scripted:

@@ -52,6 +52,14 @@ def _executable(path: Path) -> bool | None:
         return None
 
 
+def _size(path: Path) -> int | None:
+    """PATH's size in bytes; None: it is gone."""
+    try:
+        return path.lstat().st_size
+    except OSError:
+        return None
+
+
 def _read_ref(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8", errors="replace").strip() or None
@@ -86,7 +94,8 @@ def snapshot_refs(git: Path) -> dict[str, str]:
 
 
 def drop_transient(effects: list[Effect]) -> list[Effect]:
-    """EFFECTS without each empty file that was created and deleted again with nothing in between.
+    """EFFECTS without each empty file that was created and deleted again with nothing in between
+    (a write of nothing to it is not recorded, `RepoWatcher._tree_event`).
 
     Such a file changed nothing in the repo; Claude Code's own sandbox makes them around every Bash
     call (mount points for `.bashrc`, `.gitconfig`, `.mcp.json`, ... in the working folder)."""
@@ -120,6 +129,8 @@ class RepoWatcher:
         self._existing: set[str] = set()
         self._modes: dict[str, bool | None] = {}
         """File -> its executable bit, as last seen (an attribute change is an effect only if it flips)."""
+        self._empty: set[str] = set()
+        """Files created during the run that are still empty as far as the watcher saw."""
         self._refs: dict[str, str] = {}
         self._start_refs: dict[str, str] = {}
         self._inotify: INotify | None = None
@@ -270,6 +281,11 @@ class RepoWatcher:
             kind = "deleted"
         else:
             kind = "modified"
+        if kind == "modified" and rel in self._empty and _size(path) == 0:
+            return  # a write of nothing to a file created empty (a host's mount point): no content yet
+        self._empty.discard(rel)
+        if kind == "created" and _size(path) == 0:
+            self._empty.add(rel)
         if kind in ("moved", "deleted"):
             self._existing.discard(rel)
         else:
