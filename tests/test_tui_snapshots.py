@@ -99,8 +99,9 @@ async def test_every_screen(tmp_path: Path, size: tuple[int, int]) -> None:
         for name in ("canary", "batch", "records", "compare", "postinstall"):
             await app.action_show(name)
             await pilot.pause(0.3)
-            if name == "batch":
-                await wait_for(pilot, app, "EstimateMade")
+            read = {"batch": "EstimateMade", "records": "RecordsRead", "compare": "ComparisonRead"}.get(name)
+            if read is not None:  # the screen's worker has read the records files
+                await wait_for(pilot, app, read)
                 await pilot.pause(0.1)
             for field, value in (("#files", "records/batch.jsonl"), ("#pi-case", "canaries/post-install.toml")):
                 for widget in app.screen.query(field).results(Input):

@@ -252,3 +252,58 @@ def load_files(paths: Iterable[str | os.PathLike[str]], *, lenient: bool = False
     for path in paths:
         load_file(path, lenient=lenient, into=out)
     return out
+
+
+
+@dataclass
+class _Tail:
+    inode: int | None = None
+    offset: int = 0
+    line: int = 0
+
+
+class Follower:
+    """Reads records files and then what is appended to them (records are append-only).
+
+    The first `poll()` returns every record so far; each later one the records of the complete lines
+    appended since (a line still being written waits for its newline). None: a file was replaced,
+    shrank or vanished, and its reader must start over with a new Follower. Bad lines are skipped
+    and counted in `skipped`, as a lenient load does."""
+
+    def __init__(self, paths: Iterable[str | os.PathLike[str]]) -> None:
+        self._tails = {Path(p): _Tail() for p in paths}
+        self.skipped = 0
+
+    def poll(self) -> list[RunRecord] | None:
+        """Records appended since the last poll, in file order; None: start over."""
+        out: list[RunRecord] = []
+        for path, tail in self._tails.items():
+            try:
+                st = path.stat()
+            except OSError:
+                if tail.inode is not None:
+                    return None
+                continue
+            if tail.inode is None:
+                tail.inode = st.st_ino
+            elif st.st_ino != tail.inode or st.st_size < tail.offset:
+                return None
+            if st.st_size > tail.offset:
+                self._read(path, tail, out)
+        return out
+
+    def _read(self, path: Path, tail: _Tail, out: list[RunRecord]) -> None:
+        with path.open("rb") as fh:
+            fh.seek(tail.offset)
+            for raw in fh:
+                if not raw.endswith(b"\n"):
+                    break  # being written: read again once whole
+                tail.offset += len(raw)
+                tail.line += 1
+                text = raw.decode("utf-8", errors="replace").strip()
+                if not text:
+                    continue
+                try:
+                    out.append(parse_line(text, file=os.fspath(path), line=tail.line))
+                except (InputError, json.JSONDecodeError):
+                    self.skipped += 1

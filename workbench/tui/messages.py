@@ -7,7 +7,7 @@ subclasses `WorkbenchMessage` so the app can keep a short journal of them (tests
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
@@ -15,6 +15,7 @@ from workbench.core.events import Event
 from workbench.core.models import RunRecord
 
 if TYPE_CHECKING:
+    from workbench.core.summary import Summary
     from workbench.core.wording import ArmInfo
     from workbench.runner.batch import BatchResult, Progress, RunOutcome
     from workbench.runner.proof import CheckResult
@@ -120,6 +121,34 @@ class BatchRecordsLoaded(WorkbenchMessage):
         self.records = records
         self.path = path
         self.planned = planned
+
+
+class RecordsRead(WorkbenchMessage):
+    """Records files were read in a worker: `records` is all of them (`appended`: False) or only what was
+    appended since the last message (`appended`: True); `skipped` counts bad lines so far; `paths` are
+    the files, `listed` when they are the workspace's own (not typed by the user)."""
+
+    def __init__(self, records: list[RunRecord], *, appended: bool, skipped: int, paths: list[str],
+                 listed: bool = False) -> None:
+        super().__init__()
+        self.records = records
+        self.appended = appended
+        self.skipped = skipped
+        self.paths = paths
+        self.listed = listed
+
+
+class ComparisonRead(WorkbenchMessage):
+    """Records files were read and summarized in a worker, for the compare screen (all numbers the core's)."""
+
+    def __init__(self, summary: Summary, funnel: list[dict[str, Any]], confusion: list[dict[str, Any]],
+                 paths: list[str], listed: bool) -> None:
+        super().__init__()
+        self.summary = summary
+        self.funnel = funnel
+        self.confusion = confusion
+        self.paths = paths
+        self.listed = listed
 
 
 class EstimateMade(WorkbenchMessage):

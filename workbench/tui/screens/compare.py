@@ -2,8 +2,8 @@
 and each arm's activation funnel and which procedure its cases opened (target or a sibling).
 
 All numbers are the core's (`summarize`, `Summary.compare`, `stats`, `core.report.funnel` and
-`confusion`); this screen lays them out and draws each rate with its 95% Wilson interval on a common
-0–100% scale.
+`confusion`), computed in a worker; this screen lays them out and draws each rate with its 95% Wilson
+interval on a common 0–100% scale.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -20,13 +20,14 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 
 from workbench.core import stats
-from workbench.core.errors import InputError
 from workbench.core.records import load_files
 from workbench.core.report import confusion, funnel, procedures
 from workbench.core.summary import Summary, arm_label, summarize
 from workbench.tui.data import record_files
+from workbench.tui.messages import ComparisonRead
 from workbench.tui.widgets.bars import interval_bar, rate_text
 from workbench.tui.widgets.runform import LabelledSelect, labelled
+from workbench.tui.workers import ForwardsWorkerErrors
 
 if TYPE_CHECKING:
     from workbench.tui.app import WorkbenchApp
@@ -41,7 +42,7 @@ def arm_labels(summary: Summary) -> dict[str, str]:
     return out
 
 
-class CompareScreen(Screen[None]):
+class CompareScreen(ForwardsWorkerErrors, Screen[None]):
     """Pick records and two arms; see per-target and per-case rates, delta, FLAKY, p, and a plot."""
 
     BINDINGS = [Binding("ctrl+r", "compare", "compare"), Binding("ctrl+o", "load", "open file(s)")]
@@ -70,20 +71,26 @@ class CompareScreen(Screen[None]):
         self.sub_title = self.app.workspace_label
         self.query_one(DataTable).add_columns("host", "target", "case", "Δ pp", "paired p", "flaky", "A hits/n [CI]",
                                               "B hits/n [CI]")
-        self.query_one("#files", Input).value = ",".join(str(f) for f in record_files(self.app.view.ws))
-        self.action_load()
-        self.query_one(DataTable).focus()
+        self.read_job(None)
+
+    @work(thread=True, exclusive=True, group="compare", exit_on_error=False)
+    def read_job(self, paths: list[Path] | None) -> None:
+        """Read PATHS (None: the workspace's records files) and summarize them off the UI thread."""
+        listed = paths is None
+        files = record_files(self.app.view.ws) if paths is None else paths
+        records = load_files([p for p in files if p.is_file()], lenient=True).records
+        summary = summarize(records)
+        self.post_message(ComparisonRead(summary, funnel(summary), confusion(summary, records, procedures(records)),
+                                         [str(p) for p in files], listed))
 
     def action_load(self) -> None:
-        paths = [Path(p.strip()) for p in self.query_one("#files", Input).value.split(",") if p.strip()]
-        try:
-            records = load_files([p for p in paths if p.is_file()], lenient=True).records
-            self.summary = summarize(records)
-            self.funnel = funnel(self.summary)
-            self.confusion = confusion(self.summary, records, procedures(records))
-        except InputError as exc:
-            self.notify(str(exc), severity="error")
-            return
+        self.read_job([Path(p.strip()) for p in self.query_one("#files", Input).value.split(",") if p.strip()])
+
+    @on(ComparisonRead)
+    def comparison_read(self, message: ComparisonRead) -> None:
+        if message.listed:  # the first read, on mount: the table takes the focus once it has rows
+            self.query_one("#files", Input).value = ",".join(message.paths)
+        self.summary, self.funnel, self.confusion = message.summary, message.funnel, message.confusion
         labels = arm_labels(self.summary)
         options = [(label, key) for key, label in labels.items()]
         for sel in ("#arm-a", "#arm-b"):
@@ -92,6 +99,8 @@ class CompareScreen(Screen[None]):
             self.query_one("#arm-a", Select).value = options[0][1]
             self.query_one("#arm-b", Select).value = options[1][1]
         self.action_compare()
+        if message.listed:
+            self.query_one(DataTable).focus(scroll_visible=False)
 
     @on(Input.Submitted, "#files")
     def files_given(self) -> None:

@@ -1,25 +1,34 @@
-"""Records: open records files, filter by host, arm, case, verdict and validity; enter opens a run's calls."""
+"""Records: open records files, filter by host, arm, case, verdict and validity; enter opens a run's calls.
+
+The files are read in a worker that then follows them: a record appended by a batch or a canary
+(this app's or another terminal's) shows up within `FOLLOW_EVERY` seconds, without a reload."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static
+from textual.worker import get_current_worker
 
-from workbench.core.errors import InputError
 from workbench.core.models import VERDICTS, RunRecord
-from workbench.core.records import load_files
+from workbench.core.records import Follower
 from workbench.core.summary import arm_label, overall
 from workbench.tui.data import record_files
 from workbench.tui.fields import invalid_reason
+from workbench.tui.messages import RecordsRead
 from workbench.tui.widgets.runform import LabelledSelect, labelled
+from workbench.tui.workers import ForwardsWorkerErrors
+
+FOLLOW_EVERY = 1.0
+"""Seconds between two looks at the records files for appended lines."""
 
 if TYPE_CHECKING:
     from workbench.tui.app import WorkbenchApp
@@ -32,7 +41,7 @@ def matches(r: RunRecord, host: str, arm: str, case: str, verdict: object, valid
             and (validity in (Select.NULL, None) or r.valid == (validity == "valid")))
 
 
-class RecordsScreen(Screen[None]):
+class RecordsScreen(ForwardsWorkerErrors, Screen[None]):
     """A filterable table of runs; enter shows the selected run's calls."""
 
     BINDINGS = [Binding("enter", "open", "run's calls"), Binding("ctrl+o", "load", "open file(s)")]
@@ -44,6 +53,8 @@ class RecordsScreen(Screen[None]):
         self.records: list[RunRecord] = []
         self.shown: list[RunRecord] = []
         self.loaded_note = ""
+        self._left = threading.Event()
+        """Set when the screen goes away: the follower's wait ends at once."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -65,26 +76,52 @@ class RecordsScreen(Screen[None]):
         self.sub_title = self.app.workspace_label
         self.query_one(DataTable).add_columns("host", "arm", "case", "run", "verdict", "calls", "moment", "condition",
                                               "valid")
-        files = record_files(self.app.view.ws)
-        self.query_one("#files", Input).value = ",".join(str(f) for f in files)
-        self.action_load()
+        self.read_job(None)
         self.query_one(DataTable).focus()
 
-    def open_files(self, paths: list[Path]) -> None:
-        """Load PATHS (problems are reported, never fatal) and show them."""
-        try:
-            loaded = load_files([p for p in paths if p.is_file()], lenient=True)
-        except InputError as exc:
-            self.notify(str(exc), severity="error")
-            return
-        self.records = loaded.records
-        skipped = f" · {len(loaded.problems)} line(s) skipped" if loaded.problems else ""
-        self.loaded_note = f"{len(self.records)} record(s) from {len(paths)} file(s)" + skipped
-        self.apply()
+    @work(thread=True, exclusive=True, group="records", exit_on_error=False)
+    def read_job(self, paths: list[Path] | None) -> None:
+        """Read PATHS (None: the workspace's records files), then post what is appended to them until
+        another read replaces this worker; a file replaced or cut short is read again from the start."""
+        listed = paths is None
+        files = record_files(self.app.view.ws) if paths is None else paths
+        names = [str(p) for p in files]
+        worker = get_current_worker()
+        appended = False
+        follower = Follower(files)
+        while not worker.is_cancelled:
+            got = follower.poll()
+            if got is None:
+                follower, appended = Follower(files), False
+                continue
+            if got or not appended:
+                self.post_message(RecordsRead(got, appended=appended, skipped=follower.skipped, paths=names,
+                                              listed=listed))
+            appended = True
+            if self._left.wait(FOLLOW_EVERY):
+                return
+
+    def on_unmount(self) -> None:
+        self._left.set()
+
+    @on(RecordsRead)
+    def records_read(self, message: RecordsRead) -> None:
+        if message.listed and not message.appended:
+            self.query_one("#files", Input).value = ",".join(message.paths)
+        if message.appended:
+            self.records += message.records
+        else:
+            self.records = list(message.records)
+        skipped = f" · {message.skipped} line(s) skipped" if message.skipped else ""
+        self.loaded_note = f"{len(self.records)} record(s) from {len(message.paths)} file(s)" + skipped
+        if message.appended:
+            self.show(message.records)
+        else:
+            self.apply()
 
     def action_load(self) -> None:
         raw = self.query_one("#files", Input).value
-        self.open_files([Path(p.strip()) for p in raw.split(",") if p.strip()])
+        self.read_job([Path(p.strip()) for p in raw.split(",") if p.strip()])
 
     @on(Input.Submitted, "#files")
     def files_given(self) -> None:
@@ -93,12 +130,20 @@ class RecordsScreen(Screen[None]):
     @on(Input.Changed, ".form Input")
     @on(Select.Changed)
     def apply(self) -> None:
+        """Show the records that pass the filters, from the top."""
+        self.shown = []
+        self.query_one(DataTable).clear()
+        self.show(self.records)
+
+    def show(self, records: list[RunRecord]) -> None:
+        """Add the rows of those of RECORDS that pass the filters below the rows shown."""
         host, arm, case = (self.query_one(f"#f-{n}", Input).value.strip() for n in ("host", "arm", "case"))
         verdict, valid = self.query_one("#f-verdict", Select).value, self.query_one("#f-valid", Select).value
-        self.shown = [r for r in self.records if matches(r, host, arm, case, verdict, valid)]
         table = self.query_one(DataTable)
-        table.clear()
-        for r in self.shown:
+        for r in records:
+            if not matches(r, host, arm, case, verdict, valid):
+                continue
+            self.shown.append(r)
             table.add_row(r.host, escape(arm_label(r.arm, r.source)), r.case_id or r.target, str(r.run), overall(r) or "?",
                           str(len(r.calls)), "-" if r.moment_at is None else f"#{r.moment_at}", r.condition,
                           "yes" if r.valid else escape(f"no: {invalid_reason(r)}"))
