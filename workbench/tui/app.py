@@ -12,18 +12,18 @@ from collections.abc import Callable, Iterable
 from importlib import import_module
 from pathlib import Path
 
-from textual import on
+from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.worker import Worker
+from textual.worker import Worker, WorkerState
 
 from workbench.core.workspace import Workspace, load_workspace
 from workbench.failure import describe
 from workbench.stdio import buffer_terminal_stream
-from workbench.tui.data import WorkspaceView
+from workbench.tui.data import KnownArms, WorkspaceView
 from workbench.tui.keys import printable_actions, typing
-from workbench.tui.messages import CanaryRequested, WorkbenchMessage, WorkerFailed
+from workbench.tui.messages import ArmsRead, CanaryRequested, WorkbenchMessage, WorkerFailed
 
 JOURNAL_SIZE = 5000
 
@@ -89,6 +89,30 @@ class WorkbenchApp(App[None]):
             if name != "rows":  # built (and their modules imported) on first visit: cold start
                 self.install_screen(_lazy(name), name)  # type: ignore[arg-type]
         self.push_screen("rows")
+        self.read_arms_job()
+
+    @work(thread=True, exclusive=True, group="arms", exit_on_error=False)
+    def read_arms_job(self) -> None:
+        """The workspace's arms from git, off the UI thread (screens read `view.arms()`, never git)."""
+        from workbench.tui.data import read_arms
+
+        self.post_message(ArmsRead(read_arms(self.view.ws)))
+
+    @on(ArmsRead)
+    def arms_read(self, message: ArmsRead) -> None:
+        self.arms_known(message.known)
+
+    def arms_known(self, known: KnownArms) -> None:
+        """Keep KNOWN as the workspace's arms and tell every screen built so far that offers arms."""
+        self.view.known_arms = known
+        for screen in self._installed_screens.values():
+            changed = getattr(screen, "arms_changed", None)
+            if isinstance(screen, Screen) and screen.is_mounted and changed is not None:
+                changed()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            self.worker_failed(self.screen, event.worker)
 
     @on(WorkbenchMessage)
     def keep(self, message: WorkbenchMessage) -> None:

@@ -35,6 +35,8 @@ class WorkspaceView:
     scripts: list[Path] = field(default_factory=list)
     """Scripted-model files of the canaries folder (offline self-checks): the forms' script choices."""
     problems: list[str] = field(default_factory=list)
+    known_arms: KnownArms | None = None
+    """The arms as last read in a worker (`read_arms`); None until the first read arrives."""
 
     @classmethod
     def load(cls, ws: Workspace) -> WorkspaceView:
@@ -81,30 +83,44 @@ class WorkspaceView:
                 if (c.kind == "positive" and names_row(self.rows, c.target, row_id)) or c.kind == "negative"]
 
     def arms(self) -> list[ArmInfo]:
-        """Every arm of the workspace (baseline first); none when the plugin is not in a git repo."""
-        from workbench.authoring.arms import list_arms  # GitPython: not before the first screen
-
-        try:
-            return list_arms(self.ws)
-        except (InputError, ValueError):
-            return []
+        """Every arm of the workspace (baseline first), as last read (`read_arms`, in a worker); none
+        before the first read or when the plugin is not in a git repo."""
+        return list(self.known_arms.arms) if self.known_arms is not None else []
 
     def arms_of(self, row_id: str) -> list[ArmInfo]:
         """Arms that edit ROW: by their stored row, or by the arm commit's message (`row ID`)."""
-        out = []
-        for arm in self.arms():
-            if names_row(self.rows, arm.row, row_id) or (arm.sha and arm.name != "baseline"
-                                                         and names_row(self.rows, _commit_row(self.ws, arm.sha), row_id)):
-                out.append(arm)
-        return out
+        if self.known_arms is None:
+            return []
+        rows = self.known_arms.commit_rows
+        return [arm for arm in self.known_arms.arms
+                if names_row(self.rows, arm.row, row_id)
+                or (arm.sha and arm.name != "baseline" and names_row(self.rows, rows.get(arm.sha), row_id))]
 
 
-def _commit_row(ws: Workspace, sha: str) -> str | None:
-    from workbench.authoring.arms import open_repo
+@dataclass(frozen=True)
+class KnownArms:
+    """The workspace's arms and, per arm commit, the row its message names (`row ID`), read at once."""
 
-    message = str(open_repo(ws.plugin_dir).commit(sha).message)
-    first = message.splitlines()[0] if message else ""
-    return first.rsplit("row ", 1)[-1].strip() if " row " in first else None
+    arms: list[ArmInfo]
+    commit_rows: dict[str, str | None]
+
+
+def read_arms(ws: Workspace) -> KnownArms:
+    """Every arm and the row of each arm commit, from git: for a worker, never a handler."""
+    from workbench.authoring.arms import list_arms, open_repo  # GitPython: not before the first screen
+
+    try:
+        arms = list_arms(ws)
+    except (InputError, ValueError):
+        return KnownArms([], {})
+    repo = open_repo(ws.plugin_dir)
+    rows: dict[str, str | None] = {}
+    for arm in arms:
+        if arm.sha and arm.name != "baseline" and arm.sha not in rows:
+            message = str(repo.commit(arm.sha).message)
+            first = message.splitlines()[0] if message else ""
+            rows[arm.sha] = first.rsplit("row ", 1)[-1].strip() if " row " in first else None
+    return KnownArms(arms, rows)
 
 
 def lint_edit(view: WorkspaceView, row: Row, new_text: str) -> list[Finding] | None:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from workbench.core.wording import ArmInfo
     from workbench.runner.batch import BatchResult, Progress, RunOutcome
     from workbench.runner.proof import CheckResult
+    from workbench.tui.data import KnownArms
     from workbench.tui.estimate import HostTimes
 
 
@@ -87,13 +88,23 @@ class CanaryRequested(WorkbenchMessage):
 
 
 class ArmCreated(WorkbenchMessage):
-    """A row's edited wording was committed as an arm (`promote`: a batch of it was asked for)."""
+    """A row's edited wording was committed as an arm (`promote`: a batch of it was asked for); `known`
+    is every arm read again after it."""
 
-    def __init__(self, arm: ArmInfo, row_id: str | None = None, promote: bool = False) -> None:
+    def __init__(self, arm: ArmInfo, known: KnownArms, row_id: str | None = None, promote: bool = False) -> None:
         super().__init__()
         self.arm = arm
+        self.known = known
         self.row_id = row_id
         self.promote = promote
+
+
+class ArmsRead(WorkbenchMessage):
+    """The workspace's arms were read from git in a worker (at start)."""
+
+    def __init__(self, known: KnownArms) -> None:
+        super().__init__()
+        self.known = known
 
 
 class ArmFailed(WorkbenchMessage):

@@ -135,6 +135,13 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         if self.job is None:
             self.refresh_choices(self.row_id, keep=True)
 
+    def arms_changed(self) -> None:
+        """The workspace's arms were read again (`WorkbenchApp.arms_known`): offered, keeping what is
+        picked (the defaults when nothing is yet)."""
+        if self.job is None:
+            picked = any(self.query_one(s, Select).value not in (Select.NULL, None) for s in ("#baseline", "#arm"))
+            self.refresh_choices(self.row_id, keep=picked)
+
     def ready(self, action: str) -> bool:
         return self.job is not None if action == "abort" else self.job is None if action == "start" else True
 

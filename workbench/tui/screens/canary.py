@@ -92,6 +92,11 @@ class CanaryScreen(LiveRunScreen):
         if not self.running:
             self.refresh_choices()
 
+    def arms_changed(self) -> None:
+        """The workspace's arms were read again (`WorkbenchApp.arms_known`)."""
+        if not self.running:
+            self.refresh_choices()
+
     def ready(self, action: str) -> bool:
         return self.running if action == "cancel" else not self.running if action == "run" else True
 

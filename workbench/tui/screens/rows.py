@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Label, Static, Tex
 from workbench.core.errors import InputError
 from workbench.core.lint import Finding
 from workbench.core.routing import Row, slug
-from workbench.tui.data import lint_edit
+from workbench.tui.data import lint_edit, read_arms
 from workbench.tui.keys import ActsNow
 from workbench.tui.messages import ArmCreated, ArmFailed, CanaryRequested
 from workbench.tui.screens.confirm import ConfirmScreen
@@ -178,7 +178,7 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         if editor.text != text:
             editor.load_text(text)
         self.show_state(row)
-        self.call_after_refresh(self.show_arms, row)  # arms need GitPython: after the first paint
+        self.show_arms(row)
 
     def show_state(self, row: Row) -> None:
         """The editor's border says whether the wording is the row's own, an unsaved draft, or saved."""
@@ -289,10 +289,17 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         except (InputError, ValueError, OSError) as exc:
             self.post_message(ArmFailed(str(exc).replace("; pass --force to replace it", ": pick another name")))
             return
-        self.post_message(ArmCreated(arm, row_id, promote))
+        self.post_message(ArmCreated(arm, read_arms(self.app.view.ws), row_id, promote))
+
+    def arms_changed(self) -> None:
+        """The workspace's arms were read again (`WorkbenchApp.arms_known`)."""
+        row = self.selected
+        if row is not None:
+            self.show_arms(row)
 
     @on(ArmCreated)
     async def arm_created(self, message: ArmCreated) -> None:
+        self.app.arms_known(message.known)
         self.notify(f"arm {message.arm.name} = {message.arm.ref} ({(message.arm.sha or '')[:10]})")
         if message.row_id is not None and message.row_id in self.drafts:
             self.saved[message.row_id] = message.arm.name
@@ -300,7 +307,6 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         row = self.selected
         if row is not None:
             self.show_state(row)
-            self.show_arms(row)
         if message.promote and message.row_id is not None:
             await self.app.promote(message.row_id, message.arm.name)
 
