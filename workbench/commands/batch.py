@@ -25,6 +25,7 @@ from workbench.core.budget import Budget
 from workbench.core.cases import load_case, load_cases
 from workbench.core.decide import Decision
 from workbench.core.errors import InputError
+from workbench.core.hostinfo import EFFORT_HELP
 from workbench.core.models import Case, RunRecord, StopRule
 from workbench.core.summary import decision_text
 from workbench.exitcodes import ExitCode
@@ -53,7 +54,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--jobs", type=int, default=1, metavar="J", help="runs at once (default 1)")
     p.add_argument("--record", required=True, metavar="FILE", help="records file to append to")
     p.add_argument("--model", help="the model (real hosts: your login; sim: the name it reports)")
-    p.add_argument("--effort", help="reasoning effort, recorded with every run")
+    p.add_argument("--effort", help=EFFORT_HELP)
     p.add_argument("--script", metavar="FILE", help="a scripted model instead of a real one (tests, self-checks)")
     p.add_argument("--resume", action="store_true", help="skip runs already recorded (valid ones always)")
     p.add_argument("--retry-invalid", action="store_true", help="with --resume: run invalid runs again")

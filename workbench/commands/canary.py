@@ -19,7 +19,7 @@ from workbench.commands.unconfined import add_flag, warn
 from workbench.core.cases import find_case
 from workbench.core.errors import InputError
 from workbench.core.events import CallFinished, CallsReset, Event, InitSeen, RunEnded, TextSeen
-from workbench.core.hostinfo import NAMES
+from workbench.core.hostinfo import EFFORT_HELP, NAMES
 from workbench.core.models import Call, Case
 from workbench.core.records import append_record
 from workbench.core.runstate import RunState
@@ -44,6 +44,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     model.add_argument("--model", help="a real model name (uses your login); sim: the reported model name")
     model.add_argument("--script", metavar="FILE", help="a host-neutral script (.json/.toml) for the "
                        "scripted model server (real hosts) or the sim; sim without it runs its policy")
+    p.add_argument("--effort", help=EFFORT_HELP)
     p.add_argument("--record", metavar="FILE", help="records file to append to (default records/canary.jsonl)")
     p.add_argument("--json", action="store_true", help="print only the record JSON on stdout")
     p.add_argument("--prompt", help="ad hoc case: the prompt (instead of CASE)")
@@ -154,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
     record_path = Path(args.record).resolve() if args.record else ws.records_dir / "canary.jsonl"
     repos = {ws.root, *([arm.repo_root] if arm is not None else [])}
     req = build_request(case, args.host, door="canary", plugin=plugin, arm=arm, model=args.model, script=script,
+                        effort=args.effort,
                         fixture=fixture, timeout=args.timeout, silence_timeout=args.silence_timeout,
                         unconfined=args.unconfined, checkouts=sorted(repos), guarded=checkouts_of(repos),
                         own=[record_path, record_path.with_name(record_path.name + ".torn")])

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from workbench.commands.unconfined import add_flag, warn
-from workbench.core.hostinfo import NAMES
+from workbench.core.hostinfo import EFFORT_HELP, NAMES
 from workbench.core.records import append_record
 from workbench.exitcodes import ExitCode
 from workbench.runner.live import DEFAULT_CASE
@@ -30,6 +30,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     model = p.add_mutually_exclusive_group()
     model.add_argument("--model", help="the model to ask for (your login)")
     model.add_argument("--script", metavar="FILE", help="a scripted model on 127.0.0.1 instead (tests)")
+    p.add_argument("--effort", help=EFFORT_HELP)
     p.add_argument("--record", metavar="FILE", help="records file (default: the workspace's records/live-install.jsonl)")
     p.add_argument("--binary", metavar="PATH", help="the host binary (default: on PATH, else the pinned install)")
     p.add_argument("--home", metavar="DIR", help="the live HOME (default: $HOME)")
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     home = Path(args.home).resolve() if args.home else Path.home()
     record_path = Path(args.record).resolve() if args.record else ws.records_dir / "live-install.jsonl"
     guarded = [ws.root, ws.plugin_dir, *map(Path, args.guard)]
-    req = build_request(case, args.host, door="postinstall", plugin=ws.plugin_dir, model=args.model,
+    req = build_request(case, args.host, door="postinstall", plugin=ws.plugin_dir, model=args.model, effort=args.effort,
                         script=load_script(args.script) if args.script else None, fixture=ws.base_fixture,
                         home=home, guarded=guarded, own=[record_path], checkouts=guarded,
                         binary=Path(args.binary) if args.binary else None, timeout=args.timeout,

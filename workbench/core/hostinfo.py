@@ -182,3 +182,7 @@ def script_call(host: str, call: PortableCall) -> ToolCall:
     if make is None:
         raise ValueError(f"{host}: its tool calls are composed per request by its wire API")
     return make(call)
+
+
+EFFORT_HELP = "reasoning effort, set on the host's command line and recorded (refused by a host that takes none)"
+"""The `--effort` help of every run door (`HostAdapter.efforts`, `runner.request.check_effort`)."""

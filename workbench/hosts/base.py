@@ -74,6 +74,8 @@ class RunSpec:
     """Hosts without a model server (sim): a provider fault they simulate themselves (`no-output`)."""
     seed: int = 0
     """The sim policy's seed (ignored by real hosts)."""
+    effort: str | None = None
+    """The reasoning effort asked for, one of the adapter's `efforts` (None: the host's default)."""
 
     @property
     def home(self) -> Path:
@@ -165,8 +167,17 @@ class HostAdapter:
     """Repo files the client itself writes on every run (`RepoWatcher(noise=...)` patterns)."""
     """`host:port` the host needs with a real model; the closed network's proxy allows exactly these."""
 
+    efforts: ClassVar[tuple[str, ...]] = ()
+    """The reasoning-effort levels the CLI takes (`effort_argv`); empty: it takes none, and a run that
+    asks for one is refused (`runner.request.build_request`) rather than recorded with an effort the
+    host never ran with."""
+
     def build(self, run: RunSpec) -> Launch:
         raise NotImplementedError
+
+    def effort_argv(self, effort: str) -> list[str]:
+        """The arguments that set EFFORT (one of `efforts`) on this CLI's command line."""
+        return []
 
     def default_binary(self) -> Path | None:
         """The binary when none is installed from npm (sim: this Python), else None."""
@@ -183,6 +194,8 @@ class HostAdapter:
     def launch(self, run: RunSpec, argv: list[str], env: dict[str, str], files: dict[Path, str] | None = None,
                links: dict[Path, Path] | None = None) -> Launch:
         """The launch with the PATH stubs and (real models) login links added; runs in the repo."""
+        if run.effort is not None:
+            argv = [*argv, *self.effort_argv(run.effort)]
         stubs = stub_files(run.bin_dir, self.name)
         logins = self.login_links(run)
         all_links = {**logins, **self.skill_links(run), **(links or {})}

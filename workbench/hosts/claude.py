@@ -26,6 +26,11 @@ class ClaudeAdapter(HostAdapter):
     login_files = (".claude/.credentials.json", ".claude.json")
     skills_dir = ".claude/skills"
     api_hosts = ("api.anthropic.com:443",)
+    efforts = ("low", "medium", "high", "xhigh", "max")
+    """`claude --help`: `--effort <level>`, "Effort level for the current session"."""
+
+    def effort_argv(self, effort: str) -> list[str]:
+        return ["--effort", effort]
 
     def skill_links(self, run: RunSpec, skills_dir: str | None = None) -> dict[Path, Path]:
         """User-skill links only when the plugin copy is not a Claude plugin (that one is `--plugin-dir`)."""

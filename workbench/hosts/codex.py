@@ -47,6 +47,11 @@ class CodexAdapter(HostAdapter):
     login_files = (".codex/auth.json",)
     skills_dir = ".codex/skills"
     api_hosts = ("api.openai.com:443", "chatgpt.com:443")
+    efforts = ("minimal", "low", "medium", "high", "xhigh")
+    """The `model_reasoning_effort` config values, set with `-c` for this run only."""
+
+    def effort_argv(self, effort: str) -> list[str]:
+        return ["-c", f'model_reasoning_effort="{effort}"']
     """API-key login talks to api.openai.com, a ChatGPT login to chatgpt.com/backend-api/codex."""
 
     def build(self, run: RunSpec) -> Launch:

@@ -45,6 +45,8 @@ class OpenCodeAdapter(HostAdapter):
     pinned = "1.18.33"
     login_files = (".local/share/opencode/auth.json",)
     skills_dir = ".config/opencode/skills"
+    # No `efforts`: `opencode run --variant high` ("provider-specific reasoning effort") changed nothing
+    # in the requests the scripted server received, so a record could not say the effort was used.
 
     def reach(self, run: RunSpec) -> tuple[str, ...]:
         """A real model's provider is the part before the slash (`anthropic/claude-...`)."""

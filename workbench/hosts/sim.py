@@ -22,6 +22,8 @@ class SimAdapter(HostAdapter):
     package = ""
     pinned = ""
     uses_server = False
+    efforts = ("minimal", "low", "medium", "high", "xhigh", "max")
+    """Taken so a pipeline can be tried offline with an effort; the simulation has none to set."""
 
     def default_binary(self) -> Path:
         return Path(sys.executable)

@@ -371,6 +371,7 @@ def check_plan(cfg: BatchConfig) -> dict[str, Path]:
     from workbench.hosts import adapter
     from workbench.hosts.install import require_binary
     from workbench.runner.fixture import check_possible
+    from workbench.runner.request import check_effort
 
     if cfg.runs < 1 or cfg.jobs < 1:
         raise InputError("--runs and --jobs must be at least 1", field="--runs")
@@ -384,6 +385,8 @@ def check_plan(cfg: BatchConfig) -> dict[str, Path]:
         if (a.sha or a.name) == (b.sha or b.name):
             raise InputError(f"arms {a.name} and {b.name} are the same commit; nothing to decide", field="--arms")
     binaries = {h: cfg.binaries.get(h) or adapter(h).default_binary() or require_binary(h) for h in cfg.hosts}
+    for host in cfg.hosts:
+        check_effort(host, cfg.effort)
     if cfg.script is None and cfg.model is None and any(h != "sim" for h in cfg.hosts):
         raise InputError("real hosts need --model (your login) or --script", field="--model")
     for case in cfg.cases:

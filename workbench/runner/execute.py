@@ -341,7 +341,8 @@ def _run(request: RunRequest, run_dir: Path, plugin: Path, on_event: Callable[[E
     kwargs.update(on_timed_event=clock.see, before_stamp=watcher.sync)
     try:
         run = run_host_fn(request.host, prompt, repo, run_dir, script=request.script, timeout=request.timeout,
-                          model=request.model, placeholders=placeholders, seed=request.identity.seed, **kwargs)
+                          model=request.model, placeholders=placeholders, seed=request.identity.seed,
+                          effort=request.effort, **kwargs)
     finally:
         effects = watcher.stop()
     calls = run.parsed.calls

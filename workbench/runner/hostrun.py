@@ -125,7 +125,7 @@ def _own_fault(host: str, faults: Iterable[Fault]) -> str | None:
 
 def _spec(ad: HostAdapter, prompt: str, repo: Path, run_dir: Path, exe: Path, script: Script | None,
           model: str | None, server: ModelServer | None, values: Mapping[str, str], faults: Iterable[Fault],
-          add_dirs: Iterable[Path], plugin: Path | None, seed: int) -> RunSpec:
+          add_dirs: Iterable[Path], plugin: Path | None, seed: int, effort: str | None = None) -> RunSpec:
     """The adapter's run spec; a host without a server gets the resolved script as a file instead."""
     script_file, fault = None, None
     if not ad.uses_server:
@@ -136,7 +136,7 @@ def _spec(ad: HostAdapter, prompt: str, repo: Path, run_dir: Path, exe: Path, sc
             script_file.write_text(json.dumps(data), encoding="utf-8")
     spec_model = SCRIPTED if script is not None else (model or "")
     return RunSpec(prompt, repo, run_dir, exe, spec_model, server.url if server else None, tuple(add_dirs),
-                   plugin=plugin, script_file=script_file, fault=fault, seed=seed)
+                   plugin=plugin, script_file=script_file, fault=fault, seed=seed, effort=effort)
 
 
 def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script | None = None,
@@ -144,7 +144,7 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
              timeout: float = 300.0, silence_timeout: float | None = None, model: str | None = None,
              placeholders: Mapping[str, str] | None = None, extra_env: Mapping[str, str] | None = None,
              add_dirs: Iterable[Path] = (), binary: Path | None = None, probe: bool = True,
-             plugin: Path | None = None, seed: int = 0,
+             plugin: Path | None = None, seed: int = 0, effort: str | None = None,
              wrap: Callable[[Launch], Launch] | None = None, cancel: threading.Event | None = None,
              on_timed_event: Callable[[Event, float], None] | None = None,
              before_stamp: Callable[[], None] | None = None) -> HostRun:
@@ -158,6 +158,7 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
     `cancel`, once set, stops the host's process group (`run_process`); the run says `cancelled`.
     `on_timed_event` gets each live event with its line's monotonic arrival time (effect attribution:
     `workbench.core.effects.CallClock.see`; events parsed after exit come with the time they were parsed).
+    `effort` is the reasoning effort, set on the host's command line (`HostAdapter.effort_argv`).
     `before_stamp` runs as each stdout line is read, before its time is taken (`RepoWatcher.sync`),
     and as the model server receives each request (the turn clock, `HostRun.asked`).
     """
@@ -186,7 +187,8 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
     if server is not None:
         server.start()
     try:
-        spec = _spec(ad, prompt, repo, run_dir, exe, script, model, server, values, faults, add_dirs, plugin, seed)
+        spec = _spec(ad, prompt, repo, run_dir, exe, script, model, server, values, faults, add_dirs, plugin, seed,
+                     effort)
         launch = ad.build(spec)
         launch.env.update(extra_env or {})
         launch.materialize()

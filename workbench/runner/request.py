@@ -144,6 +144,21 @@ def _condition(door: Door, confinement: Confinement | None) -> Condition:
     return "canary"
 
 
+def check_effort(host: str, effort: str | None) -> None:
+    """InputError when HOST's CLI cannot be given EFFORT: a record must never name an effort the host
+    did not run with (`HostAdapter.efforts`)."""
+    if effort is None:
+        return
+    from workbench.hosts import adapter
+
+    takes = adapter(host).efforts
+    if not takes:
+        raise InputError(f"{host} takes no reasoning effort from its command line; leave --effort out for it",
+                         field="--effort")
+    if effort not in takes:
+        raise InputError(f"{host} takes --effort {' | '.join(takes)}, not {effort!r}", field="--effort")
+
+
 def build_request(case: Case, host: str, *, door: Door, plugin: Path, arm: Arm | None = None,
                   model: str | None = None, effort: str | None = None, script: Script | None = None,
                   no_output: bool = False, faults: Iterable[Fault] = (), fixture: Path | None = None,
@@ -163,6 +178,7 @@ def build_request(case: Case, host: str, *, door: Door, plugin: Path, arm: Arm |
     if host != "sim" and script is None and model is None:
         raise InputError(f"{host} needs --model (the user's login) or --script (the scripted model server)",
                          field="--model")
+    check_effort(host, effort)
     conf = confinement if confinement is not None else confinement_for(
         door, unconfined=unconfined, home=home, checkouts=checkouts, host=host, plugin=plugin)
     live = None

@@ -42,8 +42,14 @@ def model_input(id: str, models: list[str]) -> Input:
                     "model")  # type: ignore[return-value]
 
 
+EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "max")
+"""Every level some host takes (`HostAdapter.efforts`), suggested as one types; the runner refuses a
+level the chosen host does not take, in the form's words."""
+
+
 def effort_input(id: str) -> Input:
-    return labelled(Input(placeholder="optional", id=id), "effort")  # type: ignore[return-value]
+    return labelled(Input(placeholder="optional", id=id, suggester=SuggestFromList(EFFORTS)),
+                    "effort")  # type: ignore[return-value]
 
 
 def script_select(id: str, scripts: list[Path]) -> Select[str]:
