@@ -26,6 +26,7 @@ from workbench.runner import hostrun
 from workbench.runner.batch import check_plan, run_batch
 from workbench.runner.execute import execute
 from workbench.runner.request import build_request
+from workbench.tui.fields import in_fields
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = {"steps": [{"calls": [{"shell": "ls"}]}, {"say": "Done."}]}
@@ -77,7 +78,7 @@ def test_the_effort_reaches_the_model_through_the_batch_door(tmp_path: Path, ins
     ("gemini", "high", "gemini takes no reasoning effort"),
     ("grok", "high", "grok takes no reasoning effort"),
     ("opencode", "high", "opencode takes no reasoning effort"),
-    ("codex", "bogus", "codex takes --effort minimal | low | medium | high | xhigh, not 'bogus'"),
+    ("codex", "bogus", "codex takes minimal | low | medium | high | xhigh, not 'bogus'"),
 ])
 def test_an_effort_the_host_cannot_take_is_refused_on_every_door(host: str, effort: str, said: str,
                                                                 tmp_path: Path) -> None:
@@ -95,7 +96,8 @@ def test_an_effort_the_host_cannot_take_is_refused_on_every_door(host: str, effo
     done = subprocess.run([sys.executable, "-m", "workbench", "canary", "docs-readme-section", "--host", host,
                            "--script", str(script), "--effort", effort], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.count("\n") == 1 and said in done.stderr and "--effort" in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1 and f"--effort: {said}" in done.stderr, done.stderr
+    assert in_fields(caught.value).startswith(f"effort: {said}")  # the TUI forms' words
 
 
 def test_sim_takes_an_effort_and_records_it() -> None:
@@ -109,3 +111,40 @@ def test_the_forms_suggest_every_level_a_host_takes() -> None:
     from workbench.tui.widgets.runform import EFFORTS
 
     assert set(EFFORTS) == {e for h in HOSTS for e in adapter(h).efforts}
+
+
+@pytest.mark.parametrize(("host", "effort"), [("gemini", "high"), ("sim", "medium")])
+def test_the_tui_canary_form_gives_the_same_answer(host: str, effort: str, tmp_path: Path) -> None:
+    """The TUI door: refused in the form's words for a host that takes none; recorded for one that does."""
+    import asyncio
+
+    from textual.widgets import Input, Select, Static
+    from tui_support import make_workspace, wait_for
+
+    from workbench.tui.app import make_app
+    from workbench.tui.messages import RunFailed, RunScored
+
+    async def scenario() -> None:
+        app = make_app(make_workspace(tmp_path))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.action_show("canary")
+            await pilot.pause()
+            screen = app.screen
+            screen.query_one("#case", Select).value = "docs-readme-section"
+            screen.query_one("#host", Select).value = host
+            screen.query_one("#effort", Input).value = effort
+            if host != "sim":
+                screen.script = parse_script(SCRIPT)  # type: ignore[attr-defined]
+            await pilot.pause()
+            screen.action_run()  # type: ignore[attr-defined]
+            await wait_for(pilot, app, "RunScored" if host == "sim" else "RunFailed")
+            await pilot.pause()
+            if host == "sim":
+                scored = next(m for m in app.journal if isinstance(m, RunScored))
+                assert scored.record.effort == effort
+            else:
+                failed = next(m for m in app.journal if isinstance(m, RunFailed))
+                assert failed.error.startswith("effort: gemini takes no reasoning effort"), failed.error
+                assert "could not run: effort: gemini" in str(screen.query_one("#canary-status", Static).render())
+
+    asyncio.run(scenario())

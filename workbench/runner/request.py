@@ -153,10 +153,10 @@ def check_effort(host: str, effort: str | None) -> None:
 
     takes = adapter(host).efforts
     if not takes:
-        raise InputError(f"{host} takes no reasoning effort from its command line; leave --effort out for it",
+        raise InputError(f"{host} takes no reasoning effort from its command line (leave it empty for {host})",
                          field="--effort")
     if effort not in takes:
-        raise InputError(f"{host} takes --effort {' | '.join(takes)}, not {effort!r}", field="--effort")
+        raise InputError(f"{host} takes {' | '.join(takes)}, not {effort!r}", field="--effort")
 
 
 def build_request(case: Case, host: str, *, door: Door, plugin: Path, arm: Arm | None = None,
