@@ -14,15 +14,11 @@ def typing(screen: Any) -> bool:
     return isinstance(getattr(screen, "focused", None), (Input, TextArea))
 
 
-PRINTABLE_NAMES = frozenset({"question_mark", "slash"})
-"""Key names Textual gives printable characters that are bound here."""
-
-
 def printable_actions(bindings: Any) -> set[str]:
     """Actions bound to a single printable key (`c`, `x`, `1`, `?`), which an input would swallow."""
     out: set[str] = set()
     for b in bindings:
-        if isinstance(b, Binding) and any(len(k.strip()) == 1 or k in PRINTABLE_NAMES for k in b.key.split(",")):
+        if isinstance(b, Binding) and any(len(k.strip()) == 1 or k == "question_mark" for k in b.key.split(",")):
             out.add(b.action.split("(", 1)[0])
     return out
 

@@ -19,7 +19,7 @@ In an input keys type; [b]escape[/b] leaves it. Footer: the keys that act now.
   [b]q[/b]        quit (asks first if drafts are unsaved or work runs)
   [b]?[/b] / [b]f1[/b]   this help (f1 also in an input) · [b]ctrl+p[/b] palette
 [b]Rows[/b]       [b]c[/b] canary of the draft · [b]b[/b] batch · [b]e[/b] edit, [b]escape[/b] back
-           [b]ctrl+s[/b] save the draft as an arm · [b]ctrl+z[/b] drop it · [b]/[/b] search
+           [b]ctrl+s[/b] save the draft as an arm · [b]ctrl+z[/b] drop it
 [b]Canary[/b]     [b]ctrl+r[/b] run · [b]x[/b] cancel (kills the host's processes)
 [b]Batch[/b]      [b]ctrl+r[/b] start · [b]x[/b] abort (written records stay)
 [b]Records[/b]    [b]enter[/b] a run's calls · [b]ctrl+o[/b] open the files

@@ -81,7 +81,6 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         Binding("e", "edit", "edit"),
         Binding("ctrl+s", "save", "save arm"),
         Binding("ctrl+z", "revert", "drop draft", show=False),
-        Binding("slash", "search", "search", show=False),  # in help: the footer is full at 80 columns
         Binding("escape", "leave_editor", "rows", show=False),
     ]
 
@@ -95,8 +94,6 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         """Row id -> the arm its current draft was saved as (a saved draft is no longer unsaved)."""
         self.findings: dict[str, list[Finding] | None] = {}
         """Row id -> lint findings of its draft (dangling links included), from the last keystroke."""
-        self.query_text = ""
-        """The row search (`/`): rows whose id, trigger or linked files hold it, any case; empty: all."""
 
     def unsaved(self) -> list[str]:
         """Rows whose draft is not saved as an arm."""
@@ -108,7 +105,6 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Input(placeholder="search rows: id, trigger or file (enter: to the rows, empty: all)", id="row-search")
         with Horizontal(id="rows-body"):
             yield DataTable(id="rows", cursor_type="row", zebra_stripes=True)
             with Vertical(id="row-detail"):
@@ -139,38 +135,12 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         cols = self.app.size.width
         room = (cols if cols < 140 else cols * 3 // 5) - 44  # the table's width minus row, badges, padding
         when, reads_width = max(16, room * 3 // 5), max(12, room * 2 // 5)
-        for row in self.shown_rows():
+        for row in view.rows:
             reads = ", ".join(link.target for link in row.links) or "-"
             table.add_row(self.mark(row.id), row.id, row.trigger[:when], reads[:reads_width],
                           badges(view.lint.get(row.id, []), view.audit.get(row.id, [])), key=row.id)
         if view.problems:
             self.notify("\n".join(view.problems), severity="error", timeout=10)
-
-    def shown_rows(self) -> list[Row]:
-        """The rows the search leaves (all of them when it is empty)."""
-        q = self.query_text.casefold()
-        return [r for r in self.app.view.rows
-                if not q or any(q in t.casefold() for t in (r.id, r.trigger, *(link.target for link in r.links)))]
-
-    def action_search(self) -> None:
-        search = self.query_one("#row-search", Input)
-        self.set_class(True, "searching")
-        search.focus()
-
-    @on(Input.Changed, "#row-search")
-    def searched(self, event: Input.Changed) -> None:
-        self.query_text = event.value.strip()
-        keep = self.selected
-        self.fill()
-        table = self.query_one("#rows", DataTable)
-        if keep is not None and keep.id in table.rows:
-            table.move_cursor(row=table.get_row_index(keep.id))
-        if not table.row_count:
-            self.query_one("#row-info", Static).update(f"no row matches {escape(self.query_text)!r}")
-
-    @on(Input.Submitted, "#row-search")
-    def search_done(self) -> None:
-        self.action_leave_editor()
 
     def mark(self, row_id: str) -> str:
         """`●` an unsaved draft, `✓` a draft saved as an arm, blank: no draft."""
@@ -260,7 +230,6 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
 
     def action_leave_editor(self) -> None:
         self.query_one("#rows", DataTable).focus()
-        self.set_class(bool(self.query_text), "searching")  # the search stays in sight while it filters
 
     def action_canary(self) -> None:
         row = self.selected
