@@ -119,24 +119,23 @@ def test_the_tui_canary_form_gives_the_same_answer(host: str, effort: str, tmp_p
     import asyncio
 
     from textual.widgets import Input, Select, Static
-    from tui_support import make_workspace, wait_for
+    from tui_support import make_workspace, shown, wait_for
 
     from workbench.tui.app import make_app
     from workbench.tui.messages import RunFailed, RunScored
+    from workbench.tui.screens.canary import CanaryScreen
 
     async def scenario() -> None:
         app = make_app(make_workspace(tmp_path))
         async with app.run_test(size=(120, 40)) as pilot:
-            await app.action_show("canary")
-            await pilot.pause()
-            screen = app.screen
+            screen = await shown(pilot, app, "canary", CanaryScreen)
             screen.query_one("#case", Select).value = "docs-readme-section"
             screen.query_one("#host", Select).value = host
             screen.query_one("#effort", Input).value = effort
             if host != "sim":
-                screen.script = parse_script(SCRIPT)  # type: ignore[attr-defined]
+                screen.script = parse_script(SCRIPT)
             await pilot.pause()
-            screen.action_run()  # type: ignore[attr-defined]
+            screen.action_run()
             await wait_for(pilot, app, "RunScored" if host == "sim" else "RunFailed")
             await pilot.pause()
             if host == "sim":

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Checkbox, Input, Select, SelectionList
-from tui_support import make_workspace, run_async, wait_for
+from tui_support import make_workspace, run_async, shown, wait_for
 
 from workbench.cli import main
 from workbench.core.models import RunRecord
@@ -86,10 +86,7 @@ def cli_canary(ws: Workspace, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Run
 async def tui_canary(ws: Workspace) -> RunRecord:
     app = make_app(ws)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.action_show("canary")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, CanaryScreen)
+        screen = await shown(pilot, app, "canary", CanaryScreen)
         screen.script = parse_script(SCRIPT)
         screen.query_one("#arm", Select).value = "off"
         screen.query_one("#case", Select).value = CASE
@@ -165,10 +162,7 @@ async def test_tui_batch_records_rescore_unchanged(tmp_path: Path) -> None:
     ws = workspace(tmp_path)
     app = make_app(ws)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.action_show("batch")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, BatchScreen)
+        screen = await shown(pilot, app, "batch", BatchScreen)
         screen.script = parse_script(SCRIPT)
         screen.query_one("#confined", Checkbox).value = False
         screen.query_one("#runs", Input).value = "1"
@@ -199,10 +193,7 @@ async def test_tui_batch_refuses_a_real_host_without_a_model(tmp_path: Path) -> 
     """The TUI batch runs the CLI batch's pre-flight checks: a real host needs a model."""
     app = make_app(workspace(tmp_path))
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.action_show("batch")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, BatchScreen)
+        screen = await shown(pilot, app, "batch", BatchScreen)
         screen.query_one("#confined", Checkbox).value = False
         screen.query_one("#hosts", Input).value = "codex"
         await pilot.pause()

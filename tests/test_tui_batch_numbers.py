@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import DataTable, Input, Select, SelectionList, Static
-from tui_support import make_workspace, run_async, wait_for
+from tui_support import make_workspace, run_async, shown, wait_for
 
 from workbench.authoring.arms import create_arm
 from workbench.core.records import load_file
@@ -27,10 +27,7 @@ async def test_raising_runs_shows_the_files_totals_for_the_plan(tmp_path: Path) 
     create_arm(ws, "docs", "docs-weak", trigger="Documentation")
     app = make_app(ws)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.action_show("batch")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, BatchScreen)
+        screen = await shown(pilot, app, "batch", BatchScreen)
         screen.query_one("#confined").value = False  # type: ignore[attr-defined]
         screen.query_one("#hosts", Input).value = "sim"
         screen.query_one("#jobs", Input).value = "1"
@@ -46,9 +43,9 @@ async def test_raising_runs_shows_the_files_totals_for_the_plan(tmp_path: Path) 
             await pilot.press("ctrl+r")
             await wait_for(pilot, app, "BatchFinished", count=n, cap=300)
             await pilot.pause(0.2)
-            shown = cells(table)
-            assert set(shown) == {("baseline", CASE), ("docs-weak", CASE)}
-            assert all(text.split()[0].endswith(f"/{runs}") for text in shown.values()), (runs, shown)
+            on_screen = cells(table)
+            assert set(on_screen) == {("baseline", CASE), ("docs-weak", CASE)}
+            assert all(text.split()[0].endswith(f"/{runs}") for text in on_screen.values()), (runs, on_screen)
             status = str(screen.query_one("#batch-status", Static).render())
             assert f"{2 * int(runs)} record(s) of this plan in" in status and "batch.jsonl" in status, status
     assert len(load_file(ws.records_dir / "batch.jsonl").records) == 4, "the re-run ran nothing new"

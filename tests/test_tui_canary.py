@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import DataTable, Static
-from tui_support import host_groups, make_workspace, run_async, wait_for
+from tui_support import host_groups, make_workspace, run_async, shown, wait_for
 
 from workbench.core.records import load_file
 from workbench.modelstub import parse_script
@@ -118,10 +118,7 @@ async def test_cancel_kills_the_host_process_group_and_records_the_run_as_invali
 async def test_a_text_only_negative_shows_the_models_text_the_end_rule_and_one_verdict(tmp_path: Path) -> None:
     app = make_app(make_workspace(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
-        await app.action_show("canary")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, CanaryScreen)
+        screen = await shown(pilot, app, "canary", CanaryScreen)
         screen.query_one("#case", expect_type=None).value = "negative-explain-app"  # type: ignore[attr-defined]
         screen.script = parse_script({"steps": [{"say": "The app prints a greeting and exits."}]})
         await pilot.pause()

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import Input
-from tui_support import make_workspace, run_async, wait_for
+from tui_support import make_workspace, run_async, shown, wait_for
 
 from workbench.modelstub import parse_script
 from workbench.tui.app import make_app
@@ -27,10 +27,7 @@ def footer(app: object) -> str:
 async def test_a_digit_in_an_input_types_there_escape_then_the_digit_switches(tmp_path: Path) -> None:
     app = make_app(make_workspace(tmp_path))
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.action_show("batch")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, BatchScreen)
+        screen = await shown(pilot, app, "batch", BatchScreen)
         runs = screen.query_one("#runs", Input)
         runs.value = ""
         runs.focus()
@@ -52,10 +49,7 @@ async def test_a_digit_in_an_input_types_there_escape_then_the_digit_switches(tm
 async def test_x_during_a_canary_cancels_it_and_never_types_into_the_form(tmp_path: Path) -> None:
     app = make_app(make_workspace(tmp_path))
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.action_show("canary")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, CanaryScreen)
+        screen = await shown(pilot, app, "canary", CanaryScreen)
         screen.query_one("#case").value = "docs-readme-section"  # type: ignore[attr-defined]
         screen.script = parse_script(SLEEP)
         model = screen.query_one("#model", Input)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from textual.widgets import Checkbox, DataTable, Input, Static
-from tui_support import host_groups, make_workspace, run_async, wait_for
+from tui_support import host_groups, make_workspace, run_async, shown, wait_for
 
 from workbench.core.records import load_file
 from workbench.modelstub import parse_script
@@ -30,10 +30,7 @@ async def test_post_install_check_on_sim_streams_calls_into_the_pane(tmp_path: P
     home.mkdir()
     app = make_app(ws)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.action_show("postinstall")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, PostinstallScreen)
+        screen = await shown(pilot, app, "postinstall", PostinstallScreen)
         screen.home = home
         screen.script = parse_script(COMMIT)
         await pilot.press("ctrl+r")
@@ -66,10 +63,7 @@ async def test_batch_abort_keeps_the_finished_records_and_stops_the_run_in_fligh
     hang = {"steps": [{"calls": [{"shell": f"mkdir {gate}/first 2>/dev/null || sleep 120"}]}, {"say": "done"}]}
     app = make_app(ws)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.action_show("batch")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, BatchScreen)
+        screen = await shown(pilot, app, "batch", BatchScreen)
         screen.script = parse_script(hang)
         screen.query_one("#confined", Checkbox).value = False
         screen.query_one("#runs", Input).value = "1"

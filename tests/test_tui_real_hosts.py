@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, Input, Select, Static, TextArea
-from tui_support import make_workspace, run_async, wait_for
+from tui_support import make_workspace, run_async, shown, wait_for
 
 from workbench.core.cases import find_case
 from workbench.runner.execute import execute
@@ -76,10 +76,7 @@ async def test_a_batch_on_a_host_with_no_login_is_refused_in_the_form(tmp_path: 
     monkeypatch.setenv("HOME", str(home))
     app = make_app(make_workspace(tmp_path))
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.action_show("batch")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, BatchScreen)
+        screen = await shown(pilot, app, "batch", BatchScreen)
         screen.query_one("#confined").value = False  # type: ignore[attr-defined]
         screen.query_one("#hosts", Input).value = "claude"
         screen.query_one("#arm", Select).value = "baseline"

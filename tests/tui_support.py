@@ -8,9 +8,10 @@ import functools
 import shutil
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, ParamSpec
+from typing import Any, ParamSpec, TypeVar
 
 import git
+from textual.screen import Screen
 
 from workbench.core.workspace import Workspace, read_workspace
 from workbench.tui.app import WorkbenchApp
@@ -42,6 +43,25 @@ async def wait_for(pilot: object, app: WorkbenchApp, kind: str, *, count: int = 
             raise AssertionError(f"no {kind} after {cap}s; journal: {app.kinds()[-20:]}")
         await pilot.pause(0.05)  # type: ignore[attr-defined]
         waited += 0.05
+
+
+S = TypeVar("S", bound=Screen[Any])
+
+
+async def shown(pilot: object, app: WorkbenchApp, name: str, kind: type[S], cap: float = 120.0) -> S:
+    """Screen NAME of APP, shown once the app's first arms read (a worker) is in: the forms offer the
+    arms from it, so a test that picks an arm never races that read. Fails if it is not a KIND."""
+    waited = 0.0
+    while app.view.known_arms is None:
+        if waited > cap:
+            raise AssertionError(f"no arms read after {cap}s; journal: {app.kinds()[-20:]}")
+        await pilot.pause(0.05)  # type: ignore[attr-defined]
+        waited += 0.05
+    await app.action_show(name)
+    await pilot.pause()  # type: ignore[attr-defined]
+    screen = app.screen
+    assert isinstance(screen, kind), screen
+    return screen
 
 
 def run_async(fn: Callable[P, Coroutine[Any, Any, None]]) -> Callable[P, None]:
