@@ -107,8 +107,8 @@ def test_sim_takes_an_effort_and_records_it() -> None:
 
 
 def test_the_forms_suggest_every_level_a_host_takes() -> None:
+    from workbench.core.hostinfo import EFFORTS
     from workbench.hosts import HOSTS, adapter
-    from workbench.tui.widgets.runform import EFFORTS
 
     assert set(EFFORTS) == {e for h in HOSTS for e in adapter(h).efforts}
 

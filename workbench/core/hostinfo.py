@@ -184,5 +184,8 @@ def script_call(host: str, call: PortableCall) -> ToolCall:
     return make(call)
 
 
+EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "max")
+"""Every reasoning-effort level a host takes (each adapter's `efforts` is a subset), weakest first:
+the forms' suggestions, and what the importer splits off a published `model` ("gpt-x low")."""
 EFFORT_HELP = "reasoning effort, set on the host's command line and recorded (refused by a host that takes none)"
 """The `--effort` help of every run door (`HostAdapter.efforts`, `runner.request.check_effort`)."""

@@ -13,6 +13,7 @@ from typing import Any, TypeVar, cast
 from pydantic import BaseModel, ValidationError
 
 from workbench.core.errors import InputError
+from workbench.core.hostinfo import EFFORTS
 from workbench.core.models import Call, CaseKind, Marking, RunRecord, Usage, Verdict
 from workbench.core.scoring import infer_kind, overall_verdict
 
@@ -22,7 +23,6 @@ SOURCE = "agentsmd"
 HOSTS = {"claude-code": "claude"}
 VERDICT_NAMES = {"read-noedit": "read-noaction", "skip-noedit": "skip-noaction",
                  "skip-nomoment": "skip-noaction"}
-EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "max")
 
 # Fields whose meaning differs from the RunRecord field of the same name; kept under `published`.
 TRANSFORMED = ("host", "model", "calls", "usage", "verdict", "discarded", "first_edit")

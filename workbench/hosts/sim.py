@@ -11,6 +11,7 @@ import os
 import sys
 from pathlib import Path
 
+from workbench.core.hostinfo import EFFORTS
 from workbench.hosts.base import SCRIPTED, HostAdapter, Launch, RunSpec
 
 NO_OUTPUT = "no-output"
@@ -22,8 +23,8 @@ class SimAdapter(HostAdapter):
     package = ""
     pinned = ""
     uses_server = False
-    efforts = ("minimal", "low", "medium", "high", "xhigh", "max")
-    """Taken so a pipeline can be tried offline with an effort; the simulation has none to set."""
+    efforts = EFFORTS
+    """Every level, so a pipeline can be tried offline with an effort; the simulation has none to set."""
 
     def default_binary(self) -> Path:
         return Path(sys.executable)

@@ -15,6 +15,8 @@ from textual.widget import Widget
 from textual.widgets import Input, Select
 from textual.widgets._select import SelectCurrent
 
+from workbench.core.hostinfo import EFFORTS
+
 HOSTS = ("sim", "claude", "codex", "opencode", "gemini", "grok")
 NO_SCRIPT = ""
 
@@ -40,11 +42,6 @@ def model_input(id: str, models: list[str]) -> Input:
     hint = ", ".join(models[:2]) if models else "your login's"
     return labelled(Input(placeholder=hint, id=id, suggester=SuggestFromList(models, case_sensitive=False)),
                     "model")  # type: ignore[return-value]
-
-
-EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "max")
-"""Every level some host takes (`HostAdapter.efforts`), suggested as one types; the runner refuses a
-level the chosen host does not take, in the form's words."""
 
 
 def effort_input(id: str) -> Input:
