@@ -24,6 +24,7 @@ from workbench.core.effects import (
     first_changes,
     first_effect_call,
     reindex,
+    turn_spans,
 )
 from workbench.core.events import CallFinished, CallStarted
 from workbench.core.models import Call
@@ -288,6 +289,14 @@ def test_the_turn_clock_names_the_turn_even_when_lines_are_late() -> None:
     assert [(a.call, a.basis) for a in found or []] == [(1, "in-flight")]
     assert attribute_run(calls, [Effect(4.5, "late", "created")], [], asked, live_stream=False) == []  # the host's
     assert attribute_run(calls, [Effect(2.5, "b", "created")], [], [], live_stream=False) is None  # no clock at all
+
+
+def test_a_turn_window_runs_from_its_first_request_to_the_next_turns() -> None:
+    # turn 1 retried (a 500, then again): its window opens at the first try; turn 3 has no call
+    asked = [(0, 1.0), (1, 2.0), (1, 2.5), (2, 3.0), (3, 4.0)]
+    assert turn_spans([0, 1, 1, None, 2], asked) == [
+        CallSpan(0, 1.0, 2.0), CallSpan(1, 2.0, 3.0), CallSpan(2, 2.0, 3.0), CallSpan(4, 3.0, 4.0)]
+    assert turn_spans([3, 7], asked) == [CallSpan(0, 4.0, None)]  # the last turn is open; turn 7 never asked
 
 
 def test_the_turn_clock_overrules_line_slack_and_lines_split_a_turn() -> None:

@@ -100,13 +100,13 @@ def turn_spans(call_turns: Sequence[int | None], asked: Iterable[tuple[int, floa
     first: dict[int, float] = {}
     for asked_turn, t in sorted(asked, key=lambda a: a[1]):
         first.setdefault(asked_turn, t)
-    spans = []
-    for index, turn in enumerate(call_turns):
-        if turn is None or turn not in first:
-            continue
-        after = [t for k, t in first.items() if k > turn]
-        spans.append(CallSpan(index, first[turn], min(after) if after else None))
-    return spans
+    ends: dict[int, float | None] = {}  # turn -> the earliest request for a later turn
+    later: float | None = None
+    for turn in sorted(first, reverse=True):
+        ends[turn] = later
+        later = first[turn] if later is None else min(later, first[turn])
+    return [CallSpan(index, first[turn], ends[turn]) for index, turn in enumerate(call_turns)
+            if turn is not None and turn in first]
 
 
 def reindex(spans: Sequence[CallSpan], call_ids: Sequence[str | None]) -> list[CallSpan]:
@@ -239,8 +239,8 @@ def _consistent(turn_clock: Sequence[CallSpan], lines: Sequence[CallSpan]) -> bo
     """Whether the turn clock agrees with the stdout lines: no call's line arrived before the request
     for its own turn did (a call is issued only in the answer to that request). False: the host's
     turns are not numbered as the server counts them, and the turn clock is not used."""
-    asked = {s.index: s.started for s in turn_clock}
-    return all(s.started is None or s.index not in asked or s.started >= (asked[s.index] or 0.0) for s in lines)
+    asked = {s.index: s.started for s in turn_clock if s.started is not None}
+    return all(s.started is None or s.index not in asked or s.started >= asked[s.index] for s in lines)
 
 
 def attribute_run(calls: Sequence[Call], effects: Iterable[Effect], line_spans: Sequence[CallSpan],
