@@ -112,6 +112,12 @@ def create_arm(ws: Workspace, row_id: str, name: str, *, text: str | None = None
     return ArmInfo(name, branch, commit.hexsha, dict(env or {}), row.id)
 
 
+def commit_row(message: str) -> str | None:
+    """The row an arm commit's message names (`workbench arm NAME: row ID`, as `create_arm` writes it)."""
+    first = message.splitlines()[0] if message else ""
+    return first.rsplit("row ", 1)[-1].strip() if " row " in first else None
+
+
 def list_arms(ws: Workspace) -> list[ArmInfo]:
     """baseline (HEAD), every `workbench/arm/*` branch, and the `[arms.*]` of the workspace file."""
     repo = open_repo(ws.plugin_dir)

@@ -107,7 +107,7 @@ class KnownArms:
 
 def read_arms(ws: Workspace) -> KnownArms:
     """Every arm and the row of each arm commit, from git: for a worker, never a handler."""
-    from workbench.authoring.arms import list_arms, open_repo  # GitPython: not before the first screen
+    from workbench.authoring.arms import commit_row, list_arms, open_repo  # GitPython: not before the first screen
 
     try:
         arms = list_arms(ws)
@@ -117,9 +117,7 @@ def read_arms(ws: Workspace) -> KnownArms:
     rows: dict[str, str | None] = {}
     for arm in arms:
         if arm.sha and arm.name != "baseline" and arm.sha not in rows:
-            message = str(repo.commit(arm.sha).message)
-            first = message.splitlines()[0] if message else ""
-            rows[arm.sha] = first.rsplit("row ", 1)[-1].strip() if " row " in first else None
+            rows[arm.sha] = commit_row(str(repo.commit(arm.sha).message))
     return KnownArms(arms, rows)
 
 
