@@ -20,9 +20,7 @@ from workbench.core.effects import (
     Effect,
     attribute,
     attribute_run,
-    effects_by_call,
     first_changes,
-    first_effect_call,
     reindex,
     turn_spans,
 )
@@ -84,11 +82,9 @@ def test_only_first_changes_count_and_the_host_after_its_last_result_is_no_call(
                Effect(5.8, "refs/heads/main", "commit"), Effect(9.0, "late.txt", "created")]
     assert [(e.path, e.kind) for e in first_changes(effects)] == [
         ("README.md", "modified"), ("refs/heads/main", "commit"), ("late.txt", "created")]
-    by_call = effects_by_call(SEQUENTIAL, effects)
-    assert {i: [e.t for e in got] for i, got in by_call.items()} == {1: [3.2], 2: [5.6]}
-    assert first_effect_call(SEQUENTIAL, effects) == 1
-    assert first_effect_call(SEQUENTIAL, [Effect(0.5, "early.txt", "created")]) == 0
-    assert first_effect_call(SEQUENTIAL, [Effect(7.0, "x", "created"), Effect(5.5, ".git/index", "index")]) is None
+    assert [(a.call, a.effect.t) for a in attribute(SEQUENTIAL, effects)] == [(1, 3.2), (2, 5.6)]
+    assert [a.call for a in attribute(SEQUENTIAL, [Effect(0.5, "early.txt", "created")])] == [0]
+    assert attribute(SEQUENTIAL, [Effect(7.0, "x", "created"), Effect(5.5, ".git/index", "index")]) == []
     assert Effect(5.6, "refs/heads/main", "commit", "abc").to_record() == {
         "path": "refs/heads/main", "kind": "commit", "sha": "abc"}
     assert Effect(3.2, "README.md", "modified").to_record() == {"path": "README.md", "kind": "modified"}
@@ -126,8 +122,13 @@ def test_file_changes_in_the_tree_and_new_folders(tmp_path: Path) -> None:
 def test_a_mount_point_written_with_nothing_and_removed_is_no_effect(tmp_path: Path) -> None:
     # Claude Code's sandbox: an empty `.gitmodules` made (O_TRUNC: a write of nothing) and removed again
     repo = make_repo(tmp_path)
+    # the sandbox keeps it while the Bash call runs: read while it is there (`sync`, as the stdout reader does)
     with RepoWatcher(repo) as watcher:
-        sh(repo, "touch .gitmodules && : > .gitmodules && rm .gitmodules && printf x > kept.txt && rm kept.txt")
+        sh(repo, "touch .gitmodules && : > .gitmodules")
+        watcher.sync()
+        sh(repo, "rm .gitmodules && printf x > kept.txt")
+        watcher.sync()
+        sh(repo, "rm kept.txt")
     assert kinds(watcher.stop()) == [("kept.txt", "created"), ("kept.txt", "modified"), ("kept.txt", "deleted")]
 
 

@@ -188,25 +188,6 @@ def attribute(spans: Sequence[CallSpan], effects: Iterable[Effect],
     return [a for a in found if a is not None]
 
 
-def effects_by_call(spans: Sequence[CallSpan], effects: Iterable[Effect],
-                    turns: Mapping[int, str] | None = None) -> dict[int, list[Effect]]:
-    """Call index -> the first changes attributed to it (calls without any are absent)."""
-    out: dict[int, list[Effect]] = {}
-    for a in attribute(spans, effects, turns):
-        out.setdefault(a.call, []).append(a.effect)
-    return out
-
-
-def first_effect_call(spans: Sequence[CallSpan], effects: Iterable[Effect],
-                      turns: Mapping[int, str] | None = None) -> int | None:
-    """The lowest index of a call a first change is attributed to (the effect moment), or None.
-
-    The scorer's moment is the earlier of this and the pattern moment; when only this one exists,
-    the record says `moment_basis: effect`."""
-    return min((a.call for a in attribute(spans, effects, turns)), default=None)
-
-
-
 READ_ONLY_KINDS: frozenset[str] = frozenset({"read", "skill"})
 """Call kinds that cannot change the repo (a read tool, a skill load): never a candidate for an effect."""
 
