@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 INSPECT_STAMP := $(VENV)/.installed-inspect
 RAY_STAMP := $(VENV)/.installed-ray
 
-.PHONY: run test lint install system-deps clean bench
+.PHONY: run test test-fast lint install system-deps clean bench
 
 $(STAMP): pyproject.toml requirements.lock
 	@command -v $(PYTHON) >/dev/null 2>&1 || bash scripts/system-deps.sh
@@ -33,12 +33,18 @@ run: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check workbench tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache --no-logo
 
 system-deps:
 	bash scripts/system-deps.sh
 
 test: system-deps $(RAY_STAMP) lint
 	$(BIN)/pytest
+
+# Contributors: the tests that need no npm host, bubblewrap, pty/tmux, browser or Ray, on 2 workers.
+test-fast: $(STAMP)
+	$(BIN)/ruff check workbench tests bench
+	$(BIN)/pytest --fast -n 2
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

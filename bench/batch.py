@@ -28,7 +28,7 @@ from batch_support import make_world  # noqa: E402
 from workbench.core.cases import load_cases  # noqa: E402
 from workbench.core.events import ParsedRun  # noqa: E402
 from workbench.hosts.base import Launch, clean_env  # noqa: E402
-from workbench.runner.arms import resolve_arm  # noqa: E402
+from workbench.runner.arms import resolve_ref  # noqa: E402
 from workbench.runner.batch import BatchConfig, RunOutcome, run_batch  # noqa: E402
 from workbench.runner.confine import Confinement  # noqa: E402
 from workbench.runner.guard import Guard  # noqa: E402
@@ -53,7 +53,7 @@ def noop_host(host: str, prompt: str, repo: Path, run_dir: Path, **kw: Any) -> H
 
 def config(tmp: Path, runs: int, jobs: int, confined: bool = True) -> BatchConfig:
     w = make_world(tmp)
-    arms = [resolve_arm(w.plugin, "A", "HEAD~1"), resolve_arm(w.plugin, "B", "HEAD")]
+    arms = [resolve_ref(w.plugin, "A", "HEAD~1"), resolve_ref(w.plugin, "B", "HEAD")]
     guard = Guard.for_home(w.home, [w.ws], own=[w.record])
     return BatchConfig(cases=load_cases(w.ws / "cases"), hosts=["sim"], arms=arms, runs=runs, record=w.record,
                        jobs=jobs, guard=guard, fixture=w.ws / "fixtures" / "base",

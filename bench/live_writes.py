@@ -2,7 +2,7 @@
 
 Runs the post-install door UNCONFINED against a fresh fake live home per host and lists every file
 created or changed under it (folders grouped at depth 2). The confined post-install binds exactly
-these writable (`runner/live.py` `LIVE_WRITES`); docs/confinement.md quotes the result.
+these writable (`core/hostinfo.py` `live_writes`); docs/confinement.md quotes the result.
 
     .venv/bin/python bench/live_writes.py [claude codex opencode gemini]
 """

@@ -1,10 +1,10 @@
 """Records at scale (not timed tests): `summary` and `rescore` as whole processes against a `json.loads`
 loop over the same lines, with each child's peak RSS. Prints a markdown report for docs/benchmarks.md.
 
-Inputs are built in a temporary folder from bundled records: the demo batch (100 records, schema
-v1) brought to the current schema by `workbench rescore --write` and repeated to 100,000 lines (and to
-1,000,000 with --million, a 2.1 GB file); the demo batch as stored (v1, migrated on read) repeated to
-100,000; and the published #182 records (309 AgentsMD lines, imported on the fly) repeated x100.
+Inputs are built in a temporary folder from bundled records: the demo batch (100 records, stored in
+the current schema) repeated to 100,000 lines (and to 1,000,000 with --million); the same batch as the
+runner wrote it in schema v1 (tests/data/records/, migrated on read) repeated to 100,000; and the
+published #182 records (309 AgentsMD lines, imported on the fly) repeated x100.
 
 Each measurement is its own child process; its CPU time (user + system, least of --repeat runs) and
 peak RSS come from that child's own rusage (os.wait4), so one child's peak never hides another's and
@@ -26,6 +26,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "records" / "demo-batch.jsonl"
+"""The bundled demo batch, stored in the current schema."""
+DEMO_V1 = ROOT / "tests" / "data" / "records" / "demo-batch-v1.jsonl"
+"""The same batch as the runner wrote it in schema v1 (migrated on read)."""
 PUBLISHED = ROOT / "tests" / "data" / "conformance" / "182-routing-sweep" / "records.jsonl"
 LOADS = ("import json, sys\n"
          "with open(sys.argv[1], encoding='utf-8', errors='replace') as fh:\n"
@@ -87,12 +90,10 @@ def report(repeat: int, million: bool) -> str:
     with tempfile.TemporaryDirectory(prefix="wb-bench-records-") as tmp:
         folder = Path(tmp)
         startup = best([sys.executable, "-m", "workbench", "summary", str(DEMO), "--format", "json"], repeat)
-        current = folder / "demo-current.jsonl"
-        subprocess.run([sys.executable, "-m", "workbench", "rescore", str(DEMO), "--write", str(current)],
-                       check=True, stdout=subprocess.DEVNULL)
+        current = DEMO
         inputs = {"demo records x1,000 (current schema)": (repeated(current, 1000, folder / "demo-100k.jsonl"), repeat),
                   "demo records x1,000 (schema v1, migrated on read)": (
-                      repeated(DEMO, 1000, folder / "demo-v1-100k.jsonl"), repeat),
+                      repeated(DEMO_V1, 1000, folder / "demo-v1-100k.jsonl"), repeat),
                   "#182 records x100 (AgentsMD, imported)": (repeated(PUBLISHED, 100, folder / "p182.jsonl"), repeat)}
         rows = {label: measure(path, n) for label, (path, n) in inputs.items()}
         if million:

@@ -15,7 +15,7 @@ import git
 
 from workbench.core.cases import load_cases
 from workbench.modelstub import Script
-from workbench.runner.arms import resolve_arm
+from workbench.runner.arms import resolve_ref
 from workbench.runner.batch import BatchConfig
 from workbench.runner.confine import Confinement
 from workbench.runner.guard import Guard
@@ -86,7 +86,7 @@ def batch_cli(w: World, hosts: str, *extra: str, env: dict[str, str] | None = No
 
 def config(w: World, *, confined: bool = True, runs: int = 1, jobs: int = 1, script: dict[str, Any] | None = None,
            hosts: tuple[str, ...] = ("sim",), cases: int = 2, **kw: Any) -> BatchConfig:
-    arms = [resolve_arm(w.plugin, "A", "HEAD~1"), resolve_arm(w.plugin, "B", "HEAD")]
+    arms = [resolve_ref(w.plugin, "A", "HEAD~1"), resolve_ref(w.plugin, "B", "HEAD")]
     guard = Guard.for_home(w.home, [w.ws], own=[w.record])
     return BatchConfig(cases=load_cases(w.ws / "cases")[:cases], hosts=list(hosts), arms=arms, runs=runs,
                        record=w.record, jobs=jobs, guard=guard, fixture=w.ws / "fixtures" / "base",

@@ -1,14 +1,17 @@
-"""A small fresh records file from the real producers for the report tests: a confined sim batch
-whose scripted model opens a SIBLING procedure and prints markup, plus one no-output canary."""
+"""Small fresh records files from the real producers for the report tests: a confined sim batch
+whose scripted model opens a SIBLING procedure and prints markup, plus one no-output canary; and
+confined sim canaries whose main agent delegates (scripts/capture_delegation.py's scripts)."""
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 from batch_support import config, make_world
 
 from workbench.core.cases import find_case
 from workbench.core.records import append_record
+from workbench.modelstub import parse_script
 from workbench.runner.batch import run_batch
 from workbench.runner.execute import execute
 from workbench.runner.request import build_request
@@ -35,3 +38,21 @@ def fresh_records(tmp: Path, runs: int = 2) -> Path:
                                    plugin=ROOT / "plugin", no_output=True)).record
     append_record(w.record, silent)
     return w.record
+
+
+def delegated_records(tmp: Path, repeats: int = 2) -> Path:
+    """Confined sim canaries of `commit-typo-fix`, REPEATS of each delegation script (the subagent reads
+    the procedure; the main agent reads it beside a delegation; nobody does): one records file."""
+    spec = importlib.util.spec_from_file_location("capture_delegation", ROOT / "scripts" / "capture_delegation.py")
+    assert spec is not None and spec.loader is not None
+    capture = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(capture)
+    out = tmp / "delegated.jsonl"
+    case = find_case(capture.CASE, ROOT / "cases")
+    for scenario in sorted(capture.SCRIPTS):
+        for _ in range(repeats):
+            request = build_request(case, "sim", door="canary", plugin=ROOT / "plugin",
+                                    fixture=ROOT / "fixtures" / "base",
+                                    script=parse_script(capture.SCRIPTS[scenario]).named(f"{scenario}.json"))
+            append_record(out, execute(request).record)
+    return out

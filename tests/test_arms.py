@@ -8,8 +8,9 @@ import git
 import pytest
 from batch_support import make_world
 
+from workbench.core.arms import WORKTREE, parse_arms
 from workbench.core.errors import InputError
-from workbench.runner.arms import WORKTREE, archive, build_copy, parse_arms, resolve_arm
+from workbench.runner.arms import archive, build_copy, resolve_ref
 
 
 def test_parse_arms_pairs_and_errors() -> None:
@@ -23,12 +24,12 @@ def test_parse_arms_pairs_and_errors() -> None:
 def test_resolve_gives_the_commit_sha_and_the_plugin_subdir(tmp_path: Path) -> None:
     w = make_world(tmp_path)
     repo = git.Repo(w.ws)
-    a = resolve_arm(w.plugin, "A", "HEAD~1")
-    b = resolve_arm(w.plugin, "B", "main")
+    a = resolve_ref(w.plugin, "A", "HEAD~1")
+    b = resolve_ref(w.plugin, "B", "main")
     assert a.sha == repo.commit("HEAD~1").hexsha and b.sha == repo.head.commit.hexsha
     assert a.subdir == "plugin" and a.repo_root == w.ws.resolve()
     with pytest.raises(InputError, match="unknown git ref"):
-        resolve_arm(w.plugin, "C", "no-such-branch")
+        resolve_ref(w.plugin, "C", "no-such-branch")
 
 
 def test_copy_is_the_commit_not_the_worktree(tmp_path: Path) -> None:
@@ -36,8 +37,8 @@ def test_copy_is_the_commit_not_the_worktree(tmp_path: Path) -> None:
     skill = w.plugin / "skills" / "ops" / "SKILL.md"
     skill.write_text("UNCOMMITTED EDIT\n", encoding="utf-8")
     (w.plugin / "untracked.md").write_text("x", encoding="utf-8")
-    a = build_copy(resolve_arm(w.plugin, "A", "HEAD~1"), tmp_path / "a")
-    b_arm = resolve_arm(w.plugin, "B", "HEAD")
+    a = build_copy(resolve_ref(w.plugin, "A", "HEAD~1"), tmp_path / "a")
+    b_arm = resolve_ref(w.plugin, "B", "HEAD")
     b = build_copy(b_arm, tmp_path / "b", archive(b_arm))
     a_text = (a / "skills" / "ops" / "SKILL.md").read_text(encoding="utf-8")
     b_text = (b / "skills" / "ops" / "SKILL.md").read_text(encoding="utf-8")
@@ -51,8 +52,8 @@ def test_copy_is_the_commit_not_the_worktree(tmp_path: Path) -> None:
 def test_worktree_arm_only_when_allowed(tmp_path: Path) -> None:
     w = make_world(tmp_path)
     with pytest.raises(InputError, match="canaries only"):
-        resolve_arm(w.plugin, "W", WORKTREE)
-    arm = resolve_arm(w.plugin, "W", WORKTREE, allow_worktree=True)
+        resolve_ref(w.plugin, "W", WORKTREE)
+    arm = resolve_ref(w.plugin, "W", WORKTREE, allow_worktree=True)
     (w.plugin / "skills" / "ops" / "SKILL.md").write_text("EDITED\n", encoding="utf-8")
     copy = build_copy(arm, tmp_path / "w")
     assert arm.sha is None and (copy / "skills" / "ops" / "SKILL.md").read_text(encoding="utf-8") == "EDITED\n"
@@ -61,7 +62,7 @@ def test_worktree_arm_only_when_allowed(tmp_path: Path) -> None:
 def test_plugin_outside_git_is_refused(tmp_path: Path) -> None:
     (tmp_path / "p").mkdir()
     with pytest.raises(InputError, match="not inside a git repo"):
-        resolve_arm(tmp_path / "p", "A", "HEAD")
+        resolve_ref(tmp_path / "p", "A", "HEAD")
 
 
 def test_batch_arms_name_a_workspace_arm_and_summary_shows_names_with_short_shas(tmp_path: Path) -> None:

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from authoring_support import PLUGIN, WEAK_ROWS
 
-from workbench.authoring.arms import create_arm, list_arms, resolve_arm
+from workbench.authoring.arms import create_arm, list_arms
 from workbench.cli import main
 from workbench.core.errors import InputError
 from workbench.core.routing import parse_text
 from workbench.core.workspace import load_workspace
+from workbench.runner.arms import resolve
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main"]
 
@@ -71,7 +72,11 @@ def test_arm_list_resolve_and_env(repo: Path, monkeypatch: pytest.MonkeyPatch, c
     head = git(repo, "rev-parse", "HEAD").strip()
     assert arms["baseline"].sha == head and arms["injection-off"].sha == head
     assert arms["injection-off"].env == {"EVAL_INJECTION_OFF": "1"}
-    assert resolve_arm(ws, "bare-and").sha == arm.sha == git(repo, "rev-parse", "workbench/arm/bare-and").strip()
+    assert resolve(ws, "bare-and").sha == arm.sha == git(repo, "rev-parse", "workbench/arm/bare-and").strip()
+    assert resolve(ws, "bare-and") == arms["bare-and"]  # one arm type: the listed arm is the arm a run gets
+    assert resolve(ws, "injection-off") == arms["injection-off"]
+    assert arm.repo_root == arms["bare-and"].repo_root == repo.resolve() and arm.subdir == "tools/plugin"
+    assert arm.row == "ops/incident"
     capsys.readouterr()
     assert main(["arm", "list"]) == 0
     out = capsys.readouterr().out
@@ -147,3 +152,77 @@ def test_description_arm_edits_folded_front_matter_structurally(repo: Path) -> N
     assert "license: MIT\nmetadata:\n  owner: team\n---\n" in committed
     rows = [r for r in parse_text(committed, skill) if r.kind == "description"]
     assert rows[0].trigger == new
+
+
+LINK_FIRST = """---
+name: db
+description: Use when changing the database.
+---
+
+| Procedure | Use it |
+|---|---|
+| [create](jobs/create.md) | Before creating the DB |
+| [Before seeding](jobs/seed.md) | Before seeding |
+| [drop](jobs/drop.md) | Before **dropping** a table |
+"""
+"""A link-first table: the trigger is the second cell; one label repeats the trigger's words, one
+trigger carries emphasis."""
+
+
+@pytest.fixture
+def link_first(tmp_path: Path) -> Path:
+    root = tmp_path / "db-repo"
+    (root / "p/skills/db/jobs").mkdir(parents=True)
+    (root / "p/skills/db/SKILL.md").write_text(LINK_FIRST)
+    for name in ("create", "seed", "drop"):
+        (root / f"p/skills/db/jobs/{name}.md").write_text(f"# {name}\n")
+    (root / "workbench.toml").write_text('[plugin]\npath = "p"\n')
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "init")
+    return root
+
+
+def test_arm_new_trigger_on_a_link_first_table_writes_the_trigger_cell(
+        link_first: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(link_first)
+    expected = {"create": "| [create](jobs/create.md) | Before migrating it |",
+                "seed": "| [Before seeding](jobs/seed.md) | Before migrating it |",
+                "drop": "| [drop](jobs/drop.md) | Before migrating it |"}
+    for name, line in expected.items():
+        assert main(["arm", "new", f"db/{name}", "--name", f"w-{name}", "--trigger", "Before migrating it"]) == 0
+        diff = git(link_first, "diff", "--unified=0", "HEAD", f"workbench/arm/w-{name}")
+        assert [ln for ln in diff.splitlines() if ln.startswith(("+|", "-|"))][1] == "+" + line
+        arm_text = git(link_first, "show", f"workbench/arm/w-{name}:p/skills/db/SKILL.md")
+        rows = {r.line: r for r in parse_text(arm_text, link_first / "p/skills/db/SKILL.md")}
+        assert rows[8 + list(expected).index(name)].trigger == "Before migrating it"
+    capsys.readouterr()
+    assert main(["arm", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "gone in this arm" not in out and "names another row" not in out, "a rewording keeps its row id"
+
+
+def test_arm_list_names_rows_gone_or_moved_in_an_arm(
+        link_first: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(link_first)
+    assert main(["arm", "new", "db/seed", "--name", "no-row", "--force", "--text", "Seed it when ready."]) == 0
+    assert main(["arm", "new", "db/create", "--name", "relink", "--text",
+                 "| [create](jobs/seed.md) | Before creating the DB |"]) == 0
+    assert main(["arm", "new", "--name", "env-only", "--env", "X=1"]) == 0
+    capsys.readouterr()
+    assert main(["arm", "list"]) == 0
+    blocks: dict[str, list[str]] = {}
+    last = ""
+    for line in capsys.readouterr().out.splitlines():
+        if line.startswith("  "):
+            blocks[last].append(line.strip())
+        else:
+            last = line.split("\t")[0]
+            blocks[last] = []
+    assert blocks["no-row"] == ["gone in this arm: db/seed (at HEAD: Before seeding -> jobs/seed.md)"]
+    assert blocks["relink"] == [
+        "gone in this arm: db/create (at HEAD: Before creating the DB -> jobs/create.md)",
+        "db/seed names another row in this arm: Before creating the DB -> jobs/seed.md "
+        "(at HEAD: Before seeding -> jobs/seed.md)",
+        "only in this arm: db/seed-2 (Before seeding -> jobs/seed.md)"]
+    assert blocks["env-only"] == [] and blocks["baseline"] == []

@@ -116,6 +116,8 @@ def test_naive_check_flags_prompts_naming_skill_or_file() -> None:
     assert naive_problems(case("Use the ops skill, then commit."), ROWS) == ["the prompt names the Skill 'ops'"]
     assert naive_problems(case("Read commit.md and commit."), ROWS) == ["the prompt names the procedure file 'commit.md'"]
     assert naive_problems(case("Read commit.md", "negative"), ROWS) == []
+    assert naive_problems(case("Attach ops.log and precommit.md to the ticket, then commit."), ROWS) == []
+    assert naive_problems(case("Run /ops now."), ROWS) == ["the prompt names the Skill 'ops'"]
 
 
 def test_demo_cases_are_naive() -> None:

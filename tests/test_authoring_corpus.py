@@ -123,7 +123,7 @@ def test_superpowers_rows_lint_audit_and_init(tmp_path: Path, capsys: pytest.Cap
         ("using-skills/gemini-tools", "no-before-clause"), ("using-skills/gemini-tools", "state-trigger"),
     }, "imperative index items (Trace/Add/Replace ...) name their action, as the measured imperatives do"
     report = audit(ws, rows)
-    nothing_mentions = "is linked by no routing row, routing file or procedure"
+    nothing_mentions = "is reached from nothing a host loads (no row, Skill, command, agent or procedure names it)"
     assert rel_findings(ws, report.findings) == {
         ("UNINDEXED", "skills/debugging/test-pressure-1.md", None, f"test-pressure-1.md {nothing_mentions}"),
         ("UNINDEXED", "skills/debugging/CREATION-LOG.md", None, f"CREATION-LOG.md {nothing_mentions}"),

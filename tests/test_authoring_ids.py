@@ -54,3 +54,52 @@ def test_inserted_row_keeps_ids_and_renamed_row_fails_its_case_loudly(tmp_path: 
     line = lines[0]
     assert "cases/commit-commit.toml:3: target: no routing row 'ops/commit'" in line
     assert "closest: ops/committing" in line and "it said: 'Before committing -> workflows/commit.md'" in line
+
+
+MARKETPLACE = Path(__file__).resolve().parent / "data" / "corpus" / "marketplace"
+MARKET_IDS = {
+    "sheets:deck/description": "plugins/sheets/skills/deck/SKILL.md:3",
+    "sheets:deck/editing": "plugins/sheets/skills/deck/SKILL.md:8",
+    "sheets:grid/description": "plugins/sheets/skills/grid/SKILL.md:3",
+    "slides:deck/description": "plugins/slides/skills/deck/SKILL.md:3",
+    "slides:deck/editing": "plugins/slides/skills/deck/SKILL.md:13",
+    "slides:deck/scratch": "plugins/slides/skills/deck/SKILL.md:14",
+    "slides:deck/editing#changing-a-deck": "plugins/slides/skills/deck/SKILL.md:18",
+    "slides:deck/editing#changing-a-deck-2": "plugins/slides/skills/deck/SKILL.md:20",
+    "slides:deck/scratch#starting-from-nothing": "plugins/slides/skills/deck/SKILL.md:24",
+}
+"""By reading the fixture: the same Skill name in two plugins is two namespaces (as Claude Code names
+them, `plugin:skill`); the table rows keep the short ids, the later rows to the same file take their
+section heading (and a number within it)."""
+
+
+def market_rows(ws: Path) -> dict[str, tuple[str, str, list[str]]]:
+    out = workbench(ws, "rows", "--json")
+    assert out.returncode == 0, out.stderr
+    found = json.loads(out.stdout)
+    assert len({r["id"] for r in found}) == len(found), "ids are unique across the marketplace"
+    return {r["id"]: (f"{r['file']}:{r['line']}", r["trigger"], [lk["target"] for lk in r["links"]]) for r in found}
+
+
+def test_marketplace_ids_are_namespaced_and_survive_edits_of_other_rows(tmp_path: Path) -> None:
+    ws = tmp_path / "market"
+    shutil.copytree(MARKETPLACE, ws)
+    assert workbench(ws, "init", ".").returncode == 0
+    before = market_rows(ws)
+    assert {i: where for i, (where, _, _) in before.items()} == MARKET_IDS
+
+    skill = ws / "plugins/slides/skills/deck/SKILL.md"
+    text = skill.read_text()
+    text = text.replace("| Change an existing deck |", "| Before changing a deck |")  # reword one row
+    text = text.replace("|------|-------|\n", "|------|-------|\n| Before theming a deck | Read [theme.md](theme.md) |\n")
+    text = text.replace("again.\n", "again.\n\nBefore renaming a deck, read [editing.md](editing.md) too.\n")
+    skill.write_text(text)
+    (skill.parent / "theme.md").write_text("# Theme\n")
+    after = market_rows(ws)
+    assert set(after) == set(before) | {"slides:deck/theme", "slides:deck/editing#changing-a-deck-3"}
+    for row_id, (_, trigger, links) in before.items():
+        assert after[row_id][2] == links, f"{row_id} still names the row it named"
+        if row_id != "slides:deck/editing":
+            assert after[row_id][1] == trigger
+    assert after["slides:deck/editing"][1] == "Before changing a deck", "a reworded row keeps its id"
+    assert after["slides:deck/editing#changing-a-deck-3"][1] == "Before renaming a deck"

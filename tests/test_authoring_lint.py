@@ -110,7 +110,7 @@ def test_ids_are_stable_under_rewording_and_unique(tmp_path: Path) -> None:
                               tmp_path / "S.md", skill="s"))
     b = assign_ids(parse_text("|W|R|\n|---|---|\n| When ready | [p](w/p.md) |\n| Before y | [q](v/p.md) |\n",
                               tmp_path / "S.md", skill="s"))
-    assert [r.id for r in a] == [r.id for r in b] == ["s/w-p", "s/v-p"]
+    assert [r.id for r in a] == [r.id for r in b] == ["s/p", "s/v-p"], "the first keeps the short id"
 
 
 def test_budget_cap(tmp_path: Path) -> None:
@@ -129,3 +129,16 @@ def test_every_rule_is_documented_with_its_evidence() -> None:
     for rule in RULES:
         assert f"`{rule.id}`" in docs, rule.id
         assert rule.evidence
+
+
+def test_trigger_must_name_the_moment_its_cases_measure() -> None:
+    from workbench.core.lint import lint_moments, moment_action, names_action
+    from workbench.core.routing import Link, Row
+
+    link = Link("v", "verify.md", Path("verify.md"), "state")
+    claim = Row("s", "Choose or run proof, review, or claim readiness", (link,), 3, id="s/verify")
+    good = Row("s", "Before opening or updating a PR", (link,), 4, id="s/verify@b")
+    found = lint_moments([claim, good], {"s/verify": "pr", "s/verify@b": "pr"})
+    assert [f.row for f in found] == ["s/verify"] and "opening or updating a PR" in found[0].message
+    assert moment_action("pr") == "opening or updating a PR" and moment_action("commit,pr").startswith("committing or")
+    assert names_action("Fill PDF forms") and names_action("Edit PDF forms")

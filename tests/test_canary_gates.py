@@ -15,10 +15,12 @@ import pytest
 from workbench.core.cases import find_case
 from workbench.core.models import RunRecord
 from workbench.hosts import REAL_HOSTS
-from workbench.hosts.install import PINNED, find_binary
+from workbench.hosts.install import find_binary, pin
 from workbench.modelstub import Script, parse_script
 from workbench.runner.execute import execute
 from workbench.runner.request import build_request
+
+pytestmark = pytest.mark.bwrap  # runs go through a door confined (the default); see docs/testing.md
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE = find_case("docs-readme-section", ROOT / "cases")
@@ -40,7 +42,7 @@ def canary(host: str, hosts_dir: Path | None, script: Script = SCRIPT, no_output
 
 
 def check_gates(host: str, record: RunRecord) -> None:
-    expected_version = "sim-" if host == "sim" else PINNED[host][1]
+    expected_version = "sim-" if host == "sim" else pin(host)[1]
     assert record.host_version and record.host_version.startswith(expected_version)
     assert record.served_model and record.served_model == SERVED.get(host, record.served_model)
     assert record.entry and record.entry.skill == "ops" and record.entry.offered is True, record.entry

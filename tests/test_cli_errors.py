@@ -50,6 +50,7 @@ def _toml(w: World, old: str, new: str) -> None:
 
 
 SIM = ["--host", "sim", "--prompt", "fix the readme", "--require", "README.md"]
+DELEGATES = '{"steps": [{"calls": [{"agent": {"prompt": "Read README.md.", "steps": [{"say": "ok"}]}}]}]}'
 
 BAD: dict[str, Bad] = {
     "canary: records file is a folder": Bad(lambda w: ["canary", *SIM, "--record", _folder(w, "adir")], 2,
@@ -57,6 +58,9 @@ BAD: dict[str, Bad] = {
     "canary: records device is full": Bad(lambda w: ["canary", *SIM, "--record", "/dev/full"], 3,
                                           ("/dev/full", "No space left on device")),
     "canary: missing script": Bad(lambda w: ["canary", *SIM, "--script", "missing.json"], 2, ("missing.json",)),
+    "canary: a delegating script on a host that cannot delegate": Bad(
+        lambda w: ["canary", "--host", "codex", "--prompt", "p", "--require", "README.md", "--script",
+                   str(_file(w, "delegates.json", DELEGATES))], 2, ("delegates.json", "agent", "codex", "claude")),
     "batch: missing checkout to guard": Bad(
         lambda w: ["batch", "--cases", "all", "--hosts", "sim", "--arms", "A=HEAD", "--record", str(w.record),
                    "--home", str(w.home), "--guard", "missing"], 2, ("--guard", "missing")),

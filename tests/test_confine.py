@@ -13,7 +13,15 @@ import pytest
 from batch_support import SECRET, make_world
 
 from workbench.hosts.base import Launch, clean_env
-from workbench.runner.confine import BWRAP_FLAGS, Confinement, bwrap_path, claude_settings
+from workbench.runner.confine import (
+    BWRAP_FLAGS,
+    DROP,
+    SANDBOX_UID,
+    USERNS_FLAGS,
+    Confinement,
+    bwrap_path,
+    claude_settings,
+)
 from workbench.runner.proof import ProofFailed, prove
 
 pytestmark = pytest.mark.skipif(bwrap_path() is None, reason="never: .ci/run installs bubblewrap")
@@ -33,13 +41,18 @@ def _inside(conf: Confinement, rd: Path, script: str, binds: dict[Path, Path] | 
 
 
 def test_argv_has_the_measured_flags(tmp_path: Path) -> None:
-    argv = Confinement(tmp_path / "home", (tmp_path / "ws",)).argv(tmp_path / "run", tmp_path / "run" / "repo", ["x"])
+    argv = Confinement(tmp_path / "home", (tmp_path / "ws",), run_as=None).argv(tmp_path / "run",
+                                                                                tmp_path / "run" / "repo", ["x"])
     joined = " ".join(argv)
     assert " ".join(BWRAP_FLAGS) in joined and "--unshare-user --uid 1000 --gid 1000 --cap-drop ALL" in joined
     assert f"--tmpfs {tmp_path / 'home'}" in joined and f"--remount-ro {tmp_path / 'ws'}" in joined
     assert "--unshare-net" in argv and argv[-2:] == ["--", "x"]  # closed network, nothing to bridge
     shared = Confinement(tmp_path / "home", share_net=True).argv(tmp_path / "run", tmp_path / "run" / "repo", ["x"])
     assert "--unshare-net" not in shared
+    dropped = " ".join(Confinement(tmp_path / "home", run_as=59999).argv(tmp_path / "run", tmp_path / "run" / "repo",
+                                                                         ["x"]))
+    assert " ".join(USERNS_FLAGS) in dropped and dropped.endswith(" ".join((*DROP, "x")))
+    assert "dropuid.py 59999 " in dropped and "--unshare-user" not in dropped
 
 
 def test_no_capabilities_and_no_unmounting_the_mask(tmp_path: Path) -> None:
@@ -229,3 +242,25 @@ def test_real_model_endpoints_go_through_the_proxy_and_nothing_else(tmp_path: Pa
     done = subprocess.run(argv, env=clean_env(os.environ), capture_output=True, text=True, check=False, timeout=60)
     assert "403 Forbidden" in done.stdout, done.stdout + done.stderr
     assert "deny CONNECT 127.0.0.1:22" in (rd / "net" / "egress.sock.log").read_text()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox uid is for root-started runs")
+def test_root_outside_runs_as_the_sandbox_uid_with_no_way_back(tmp_path: Path) -> None:
+    """Judged from outside: a mode-0600 root file outside every mask stays unread, what the run writes
+    belongs to the sandbox uid; inside, no capability (bounding set too) and no setuid back to root."""
+    w = make_world(tmp_path)
+    rd = _run_dir(tmp_path)
+    key = Path("/var/tmp") / f"wb-confine-{os.getpid()}.key"
+    key.write_text(SECRET, encoding="utf-8")
+    os.chmod(key, 0o600)
+    try:
+        out = _inside(Confinement(w.home, (w.ws,)), rd,
+                      f"cat {key} > stolen; grep -E 'Cap(Eff|Prm|Bnd)' /proc/self/status; "
+                      f"setpriv --reuid 0 cat {key}; echo done > mine")
+        control = _inside(Confinement(w.home, (w.ws,), run_as=None), _run_dir(tmp_path / "c"), f"cat {key}")
+    finally:
+        key.unlink()
+    assert SECRET not in out and SECRET not in (rd / "repo" / "stolen").read_text()
+    assert SECRET in control  # the root mapping would have read it
+    assert out.count("\t0000000000000000") == 3
+    assert (rd / "repo" / "mine").stat().st_uid == SANDBOX_UID

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import git
+import pytest
 from batch_support import ROOT, World, make_demo_arms_world
 
 from workbench.core.records import load_file
@@ -61,3 +62,41 @@ def test_control_of_a_description_row_empties_it_to_the_name(tmp_path: Path) -> 
     info = create_control(load_workspace(w.ws), "HEAD", ["ops/description"])
     skill = (git.Repo(w.ws).commit(info.sha).tree / "plugin/skills/ops/SKILL.md").data_stream.read().decode()
     assert "\ndescription: ops\n" in skill and "workflows/release.md" in skill
+
+
+def test_two_scripts_are_never_paired_into_one_control_cell(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Records from the real pipeline (sim, two scripts): the arm's runs of one script and the control's
+    runs of the other share case and run index, yet never pair; each script is a tie of its own."""
+    from workbench.cli import main
+    from workbench.core.cases import find_case
+    from workbench.core.records import append_record
+    from workbench.core.summary import summarize, to_json
+    from workbench.modelstub import parse_script
+    from workbench.runner.execute import execute
+    from workbench.runner.request import build_request
+
+    case = find_case("docs-readme-section", ROOT / "cases")
+    edit = {"edit": {"path": "{repo}/README.md", "old": "# greeter", "new": "# greeter!"}}
+    scripts = {"reads": [{"calls": [{"read": "{plugin}/skills/ops/workflows/docs.md"}]}, {"calls": [edit]}],
+               "edits": [{"calls": [edit]}, {"say": "Done."}]}
+    made = {}
+    for name, steps in scripts.items():
+        request = build_request(case, "sim", door="canary", plugin=ROOT / "plugin", fixture=ROOT / "fixtures" / "base",
+                                script=parse_script({"steps": steps}))
+        made[name] = execute(request).record
+    assert (made["reads"].overall, made["edits"].overall) == ("fired", "skip")
+    # the arm hits under one script while the control misses under the other, in the same slots
+    order = [("reads", "shipped"), ("edits", "control"), ("edits", "shipped"), ("reads", "control")]
+    recs = [made[script].model_copy(update={"arm": arm, "source": None, "run": run})
+            for script, arm in order for run in range(6)]
+    rows = to_json(summarize(recs))["control"]
+    assert sorted((r["script_digest"], r["arm_hits"], r["control_hits"], r["pairs"]) for r in rows) == sorted(
+        [(made["reads"].script.digest, 6, 6, 6), (made["edits"].script.digest, 0, 0, 6)])
+    assert {r["verdict"] for r in rows} == {"tie: the model reads it without the row"}
+    path = tmp_path / "runs.jsonl"
+    for r in recs:
+        append_record(path, r)
+    assert main(["summary", str(path)]) == 0
+    table = [line for line in capsys.readouterr().out.splitlines() if "| docs-readme-section |" in line]
+    assert len(table) == 2 and all("· script " in line for line in table), table

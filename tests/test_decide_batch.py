@@ -18,7 +18,7 @@ from workbench.core.cases import load_cases
 from workbench.core.decide import Comparison
 from workbench.core.models import StopRule
 from workbench.core.records import load_file
-from workbench.runner.arms import resolve_arm
+from workbench.runner.arms import resolve_ref
 from workbench.runner.batch import BatchConfig, BatchResult, plan, run_batch
 from workbench.runner.guard import Guard
 
@@ -39,8 +39,8 @@ def row_of(table: str, target: str) -> str:
 
 
 def until_decided(w: World, a: str, b: str, max_runs: int, *, resume: bool = False) -> BatchConfig:
-    arms = [resolve_arm(w.plugin, "weak" if a == "HEAD~2" else "base", a),
-            resolve_arm(w.plugin, "shipped" if a == "HEAD~2" else "again", b)]
+    arms = [resolve_ref(w.plugin, "weak" if a == "HEAD~2" else "base", a),
+            resolve_ref(w.plugin, "shipped" if a == "HEAD~2" else "again", b)]
     rule = StopRule(rule="until-decided", max_runs=max_runs, alpha=0.05, compare=[arms[0].name, arms[1].name])
     return BatchConfig(cases=load_cases(w.ws / "cases"), hosts=["sim"], arms=arms, runs=max_runs, record=w.record,
                        jobs=2, guard=Guard.for_home(w.home, [w.ws], own=[w.record]),

@@ -24,6 +24,8 @@ from workbench.runner.confine import bwrap_path
 from workbench.runner.execute import execute
 from workbench.runner.request import build_request
 
+pytestmark = pytest.mark.bwrap  # runs go through a door confined (the default); see docs/testing.md
+
 ROOT = Path(__file__).resolve().parent.parent
 CASE = "docs-readme-section"
 WRITE = ("python3 -c \"import os; os.write(os.open('{repo}/README.md', os.O_WRONLY | os.O_APPEND), b'x')\"")

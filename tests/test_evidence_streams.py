@@ -66,10 +66,39 @@ def test_same_turn_read_and_edit_is_skip(host: str) -> None:
     assert untimed.order_basis == "index" and untimed.verdicts == {"procedures/testing.md": "fired"}
 
 
-def test_codex_without_its_rollout_has_no_turns() -> None:
+def _overlapped(lines: list[str], early: str, late: str) -> list[str]:
+    """LINES with the `item.started` of item LATE moved before the `item.completed` of item EARLY: the
+    overlap a Codex that runs a response's calls at once writes (the pinned one never does)."""
+    events = [json.loads(x) for x in lines]
+    start = next(i for i, e in enumerate(events) if e["type"] == "item.started" and e["item"]["id"] == late)
+    moved = lines.pop(start)
+    done = next(i for i, e in enumerate(json.loads(x) for x in lines)
+                if e["type"] == "item.completed" and e["item"]["id"] == early)
+    lines.insert(done, moved)
+    return lines
+
+
+def test_codex_call_started_before_the_reads_result_is_the_same_turn() -> None:
+    """A read whose result had not arrived when the edit was issued cannot have shaped it: skip, on
+    item timing alone (no rollout), as the same-turn rule says for every host."""
+    lines = _overlapped((STREAMS / "codex-parallel.jsonl").read_text().splitlines(), "item_2", "item_3")
+    calls = parse_lines("codex", lines).calls
+    assert [c.turn for c in calls] == [0, 1, 1]
+    result = score(ScoreSpec(kind="positive", required=["procedures/testing.md"], moment="edit"), calls)
+    assert result.order_basis == "turn" and result.moment_at == 2 and result.reads == {"procedures/testing.md": 1}
+    assert result.verdicts == {"procedures/testing.md": "skip"}
+    in_order = parse_lines("codex", (STREAMS / "codex-parallel.jsonl").read_text().splitlines()).calls
+    assert score(ScoreSpec(kind="positive", required=["procedures/testing.md"], moment="edit"),
+                 in_order).verdicts == {"procedures/testing.md": "fired"}
+
+
+def test_codex_without_its_rollout_takes_turns_from_item_timing() -> None:
+    """The pinned Codex starts and completes each item before the next: each call its own turn, as
+    index order would say; the rollout knows better (the read and the edit were one response)."""
     calls = parse("codex", "parallel", rollout=False).calls
-    assert [c.turn for c in calls] == [None, None, None]
-    assert score(ScoreSpec(kind="positive", required=["testing.md"]), calls).order_basis == "index"
+    assert [c.turn for c in calls] == [0, 1, 2]
+    assert score(ScoreSpec(kind="positive", required=["testing.md"]), calls).order_basis == "turn"
+    assert [c.turn for c in parse("codex", "parallel").calls] == [0, 1, 1]
 
 
 @pytest.mark.parametrize("host", HOSTS)

@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 
 from workbench.core.cases import load_case
 from workbench.core.errors import InputError
-from workbench.core.parsers import HOSTS, make_parser
+from workbench.core.hostinfo import NAMES
+from workbench.core.parsers import make_parser
 from workbench.core.records import load_file
 from workbench.core.workspace import parse_workspace
 from workbench.modelstub import load_script
@@ -255,7 +256,7 @@ def fuzz_records_jsonl(host: str, workdir: Path) -> None:
 # --- the runner: every target in two processes, one test each -------------------------------------
 
 TARGETS: dict[str, tuple[Callable[[str, Path], None], str]] = {
-    **{f"parser {h}": (fuzz_host_parser, h) for h in HOSTS},
+    **{f"parser {h}": (fuzz_host_parser, h) for h in NAMES},
     "parser codex + session log": (fuzz_codex_session_log, "codex"),
     "case TOML": (fuzz_case_toml, ""),
     "workspace TOML": (fuzz_workspace_toml, ""),

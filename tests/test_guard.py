@@ -89,3 +89,30 @@ def test_run_folder_is_removed_on_failure_links_included(tmp_path: Path) -> None
         raise RuntimeError("setup failed")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["target"]
     assert (target / "keep.txt").read_text() == "keep"  # the link was removed, not followed
+
+
+@pytest.mark.parametrize("change", ["tracked", "new-in-ignored-folder", "new-ignored-file", "ignored-folder-removed"])
+def test_guard_with_a_big_ignored_folder_still_sees_what_matters(tmp_path: Path, change: str) -> None:
+    """The ignored folder is one stamped entry (no walk of its files), yet a change that matters shows."""
+    guard, ws, _ = _guard(tmp_path)
+    venv = ws / ".venv"
+    (ws / ".gitignore").write_text((ws / ".gitignore").read_text() + "\n.venv/\n*.log\n"
+                                   if (ws / ".gitignore").exists() else ".venv/\n*.log\n")
+    for i in range(300):
+        (venv / "lib" / f"p{i % 7}").mkdir(parents=True, exist_ok=True)
+        (venv / "lib" / f"p{i % 7}" / f"m{i}.py").write_text("x = 1\n")
+    import subprocess
+    subprocess.run(["git", "add", ".gitignore"], cwd=ws, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "ignore"], cwd=ws, check=True)
+    before = guard.snapshot()
+    assert not any(".venv/lib" in k for k in before.checkouts[str(ws)].entries)  # not walked
+    if change == "tracked":
+        (ws / ".gitignore").write_text("changed\n")
+    elif change == "new-in-ignored-folder":
+        (venv / "sitecustomize.py").write_text("import os\n")
+    elif change == "new-ignored-file":
+        (ws / "debug.log").write_text("x\n")
+    else:
+        import shutil
+        shutil.rmtree(venv)
+    assert guard.changes(before), change

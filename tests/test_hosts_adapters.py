@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from workbench.core.errors import InputError
-from workbench.hosts import ADAPTERS, RunSpec, adapter, clean_env
-from workbench.hosts.base import FAKE_KEY
+from workbench.hosts import ADAPTERS, RunSpec, adapter
+from workbench.hosts.base import FAKE_KEY, clean_env
 from workbench.hosts.stubs import FAKE_ISSUE_URL, FAKE_PR_URL
 
 URL = "http://127.0.0.1:4567"

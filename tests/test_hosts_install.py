@@ -11,18 +11,18 @@ from platformdirs import user_cache_dir
 from workbench.cli import main
 from workbench.core.errors import InputError
 from workbench.hosts.install import (
-    PINNED,
     find_binary,
     hosts_dir,
     install,
     installed_version,
+    pin,
     require_binary,
     status,
 )
 
 
 def fake_install(root: Path, host: str, version: str, script: str = "#!/bin/sh\necho 9.9.9\n") -> Path:
-    package = PINNED[host][0]
+    package = pin(host)[0]
     meta = root / "node_modules" / package / "package.json"
     meta.parent.mkdir(parents=True)
     meta.write_text(json.dumps({"name": package, "version": version}))
@@ -74,3 +74,10 @@ def test_broken_binary_is_not_usable(tmp_path: Path, capsys: pytest.CaptureFixtu
     fake_install(tmp_path, "gemini", "0.61.0", script="#!/bin/sh\nexit 1\n")
     assert main(["hosts", "--dir", str(tmp_path), "--only", "gemini"]) == 2
     assert "--version" in capsys.readouterr().err
+
+
+def test_a_symlinked_hosts_folder_gives_the_real_binary_path(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    binary = fake_install(real, "codex", "0.171.0")
+    (tmp_path / "link").symlink_to(real)
+    assert find_binary("codex", tmp_path / "link") == binary  # a confined run binds real paths, not the link

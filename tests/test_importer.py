@@ -130,3 +130,40 @@ def test_detection_tells_shapes_apart() -> None:
     assert importer.is_agentsmd({"calls": [["Read", "x"]]})
     assert not importer.is_agentsmd({"schema_version": 1, "calls": []})
     assert not importer.is_agentsmd({"calls": [{"index": 0, "tool": "Read", "kind": "read"}]})
+
+
+def test_trigger_eval_should_trigger_is_boolean_only(tmp_path: Path) -> None:
+    """"false" (a string), null or 0 is no boolean: exit-2 error naming file, item and field, never a positive."""
+    import json as _json
+
+    from workbench.core.case_import import import_trigger_eval
+    from workbench.core.errors import InputError
+    from workbench.core.routing import Link, Row
+
+    link = Link("a", "a.md", tmp_path / "a.md", "before-action")
+    rows = [Row("s", "Before x", (link,), 1, id="s/a", kind="table")]
+    for bad in ("false", None, 0):
+        path = tmp_path / "set.json"
+        path.write_text(_json.dumps([{"query": "q1", "should_trigger": True}, {"query": "q2", "should_trigger": bad}]))
+        try:
+            import_trigger_eval(path, rows, target="s")
+        except InputError as exc:
+            assert "[1].should_trigger" in str(exc.field) and exc.file == str(path)
+        else:
+            raise AssertionError(f"should_trigger {bad!r} was accepted")
+
+
+def test_skill_creator_dangling_required_is_warned_and_left_out(tmp_path: Path) -> None:
+    """A link to a missing file never becomes `required` (no run could read it); the case says so."""
+    from workbench.core.case_import import import_skill_creator
+    from workbench.core.routing import Link, Row
+
+    (tmp_path / "here.md").write_text("# here\n")
+    links = (Link("h", "here.md", tmp_path / "here.md", "before-action"),
+             Link("g", "gone.md", tmp_path / "gone.md", "before-action"))
+    rows = [Row("s", "Before x", links, 1, id="s/x", kind="table")]
+    path = tmp_path / "evals.json"
+    path.write_text(json.dumps({"skill_name": "s", "evals": [{"id": 1, "prompt": "do x"}]}))
+    [imported] = import_skill_creator(path, rows)
+    assert imported.case.required == ["here.md"]
+    assert any("'gone.md' is dangling" in note for note in imported.notes)

@@ -41,6 +41,13 @@ def test_loads_json_and_toml_to_the_same_script(tmp_path: Path) -> None:
     ({"steps": [{"calls": [{"edit": {"path": "p", "old": "a"}}]}]}, "steps[0].calls[0].edit.new", "required"),
     ({"steps": [{"say": "x"}, {"calls": [{"read": "a"}]}]}, None, "ends the run"),
     ({"steps": [{"calls": [{"read": 3}]}]}, "steps[0].calls[0].read", "string"),
+    ({"steps": [{"calls": [{"agent": {"prompt": "p", "steps": [{"calls": [{"agent": {
+        "prompt": "q", "steps": [{"say": "x"}]}}]}]}}]}]}, "steps[0].calls[0].agent", "cannot delegate again"),
+    ({"steps": [{"calls": [{"agent": {"prompt": "read", "steps": [{"say": "a"}]}},
+                           {"agent": {"prompt": "read it", "steps": [{"say": "b"}]}}]}]}, None,
+     "part of another agent's prompt"),
+    ({"steps": [{"calls": [{"agent": {"prompt": "p", "steps": []}}]}]}, "steps[0].calls[0].agent.steps",
+     "at least 1"),
 ])
 def test_bad_scripts_name_the_field(data: object, field: str | None, words: str) -> None:
     with pytest.raises(InputError) as caught:

@@ -313,6 +313,33 @@ def test_claude_reads_an_edit_target_before_editing(repo: Path) -> None:
     assert [[name for name, _ in calls] for calls in gemini] == [["replace"], []]
 
 
+def test_a_subagent_is_answered_from_its_own_steps_by_the_prompt_that_opens_its_history(repo: Path) -> None:
+    prompt = "Read {repo}/docs/proc.md and sum it up."
+    script = parse_script({"steps": [
+        {"calls": [{"agent": {"prompt": prompt, "type": "Explore", "steps": [
+            {"calls": [{"read": "{repo}/docs/proc.md"}]}, {"say": "It says: check twice."}]}}]},
+        {"calls": [{"shell": "git commit -m x"}]}]})
+    delegated = prompt.replace("{repo}", str(repo))
+
+    def child(turns: int) -> dict[str, Any]:
+        body = anthropic_body(turns)
+        body["messages"][0]["content"] = [{"type": "text", "text": "<system-reminder>x</system-reminder>"},
+                                          {"type": "text", "text": delegated}]
+        return body
+
+    with ModelServer(script, {"repo": str(repo)}, faults=[Fault("status", step=0, status=500, times=1)]) as server:
+        sub = [anthropic_reduce(post(server, "/v1/messages", child(n))[1]) for n in (0, 1)]
+        assert post(server, "/v1/messages", anthropic_body(0))[0] == 500  # a fault at a main turn: main only
+        main = [anthropic_reduce(post(server, "/v1/messages", anthropic_body(n))[1])[1] for n in (0, 1)]
+    assert main == [[("Agent", {"description": "Scripted delegation", "prompt": delegated,
+                                "subagent_type": "Explore"})],
+                    [("Bash", {"command": "git commit -m x", "description": "Run a scripted command"})]]
+    assert [calls for _, calls, _ in sub] == [[("Read", {"file_path": f"{repo}/docs/proc.md"})], []]
+    assert sub[1][0] == "It says: check twice."
+    assert [e["agent"] for e in server.offered] == [delegated, delegated, None, None, None]
+    assert [turn for turn, _ in server.asked] == [0, 0, 1]  # the turn clock is the main agent's
+
+
 def test_skill_calls_and_what_the_host_offered_are_logged(repo: Path) -> None:
     write = {"write": {"path": "{repo}/w", "content": "x"}}
     script = parse_script({"steps": [{"calls": [{"skill": "review"}, write]}]})

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench.core.events import LineSkipped, ParsedRun
-from workbench.core.parsers import HOSTS, make_parser, parse_lines
+from workbench.core.hostinfo import NAMES
+from workbench.core.parsers import make_parser, parse_lines
 
 STREAMS = Path(__file__).parent / "data" / "streams"
 HOST_STREAMS = {
@@ -43,7 +44,7 @@ def live(host: str, lines: list[str], session_log: list[str] | None = None) -> P
 
 
 def test_every_host_has_a_stream() -> None:
-    assert set(HOST_STREAMS) == set(HOSTS)
+    assert set(HOST_STREAMS) == set(NAMES)
 
 
 @pytest.mark.parametrize(("host", "name"), ALL)
@@ -117,19 +118,19 @@ def assert_never_raises(host: str, lines: list[str]) -> None:
     assert [c.index for c in run.calls] == list(range(len(run.calls)))
 
 
-@pytest.mark.parametrize("host", HOSTS)
+@pytest.mark.parametrize("host", NAMES)
 @given(lines=st.lists(st.text(max_size=80), max_size=5))
 def test_arbitrary_text_never_raises(host: str, lines: list[str]) -> None:
     assert_never_raises(host, lines)
 
 
-@pytest.mark.parametrize("host", HOSTS)
+@pytest.mark.parametrize("host", NAMES)
 @given(values=st.lists(json_values, max_size=5))
 def test_arbitrary_json_never_raises(host: str, values: list[Any]) -> None:
     assert_never_raises(host, [json.dumps(v) for v in values])
 
 
-@pytest.mark.parametrize("host", HOSTS)
+@pytest.mark.parametrize("host", NAMES)
 @given(
     seed=st.integers(0, 2**32),
     replacement=json_values | st.sampled_from(KEYS),
@@ -150,7 +151,7 @@ def test_mutated_real_lines_never_raise(host: str, seed: int, replacement: Any, 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("host", HOSTS)
+@pytest.mark.parametrize("host", NAMES)
 @settings(max_examples=2000, deadline=None)
 @given(seed=st.integers(0, 2**32), replacement=json_values, extra=st.lists(json_values, max_size=3))
 def test_mutated_real_lines_never_raise_slow(

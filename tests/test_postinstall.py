@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -68,6 +69,7 @@ def test_live_claude_on_the_scripted_server(tmp_path: Path, installed_hosts: Pat
     w = make_world(tmp_path)
     binary = find_binary("claude", installed_hosts)
     assert binary is not None
+    shutil.copytree(w.ws / "plugin" / "skills" / "ops", w.home / ".claude" / "skills" / "ops")  # installed
     state = w.home / ".claude.json"
     state.write_text(json.dumps({"numStartups": 1}), encoding="utf-8")
     done = _postinstall(w, "claude", "cat README.md", "--binary", str(binary))
@@ -76,3 +78,14 @@ def test_live_claude_on_the_scripted_server(tmp_path: Path, installed_hosts: Pat
     assert record.condition == "live-install" and record.host == "claude" and record.valid
     assert json.loads(state.read_text()) == {"numStartups": 1} and record.login_files_changed == []  # read-only
     assert any((w.home / ".claude" / "projects").rglob("*.jsonl"))  # the live HOME was used: its session log
+
+
+def test_live_claude_without_the_plugin_installed_is_not_offered(tmp_path: Path, installed_hosts: Path) -> None:
+    """The live install that lacks the row's Skill never offered it: invalid `not-offered`, never a miss."""
+    w = make_world(tmp_path)
+    binary = find_binary("claude", installed_hosts)
+    assert binary is not None
+    done = _postinstall(w, "claude", "cat README.md", "--binary", str(binary))
+    assert done.returncode == 0, done.stderr
+    [record] = load_file(w.record).records
+    assert not record.valid and record.invalid_reason == "not-offered" and record.offered == {"docs": False}

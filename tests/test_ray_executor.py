@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import subprocess
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -95,8 +96,11 @@ def test_killed_driver_then_resume_records_each_run_once(tmp_path: Path) -> None
     w = make_world(tmp_path)
     proc = batch_cli(w, "sim", "--executor", "ray", "--login-slots", "sim=2")
     family: set[int] = set()
+    deadline = time.monotonic() + 300
     try:
         while proc.poll() is None and not (w.record.is_file() and w.record.read_bytes().count(b"\n") >= 1):
+            assert time.monotonic() < deadline, "no run recorded in 300 s"
+
             family |= _descendants(proc.pid)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(0.05)

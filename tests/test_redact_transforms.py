@@ -8,7 +8,7 @@ from collections.abc import Callable
 from urllib.parse import quote, quote_plus
 
 import pytest
-from redteam_support import leaked
+from redteam_support import leaked, seen
 
 from workbench.runner.redact import Redactor
 
@@ -37,3 +37,26 @@ def test_a_transformed_secret_inside_a_longer_text_is_removed(secret: str, encod
 def test_short_values_and_paths_are_left_alone() -> None:
     r = Redactor({"/tmp/run/repo": "<repo>"}, secrets=["LOGIN-PLANTED-5e6f7a8b"])
     assert r.text("oauth /tmp/run/repo/a.py 4c4f47494e") == "oauth <repo>/a.py 4c4f47494e"
+
+
+MORE: dict[str, Callable[[bytes], str]] = {
+    "b32": lambda b: base64.b32encode(b).decode(), "b32-lower": lambda b: base64.b32encode(b).decode().lower(),
+    "b32-nopad": lambda b: base64.b32encode(b).decode().rstrip("="),
+    "gzip-b64": lambda b: base64.b64encode(__import__("gzip").compress(b)).decode(),
+    "zlib-b64": lambda b: base64.b64encode(__import__("zlib").compress(b)).decode(),
+    "gzip-b64-wrapped": lambda b: "\n".join(__import__("textwrap").wrap(
+        base64.b64encode(__import__("gzip").compress(b * 5)).decode(), 76)),
+    "folded": lambda b: "\n".join(__import__("textwrap").wrap(b.decode(), 7, drop_whitespace=False)),
+    "b64-wrapped": lambda b: "\n".join(__import__("textwrap").wrap(base64.b64encode(b * 3).decode(), 20)),
+}
+
+
+@pytest.mark.parametrize("secret", SECRETS)
+@pytest.mark.parametrize("encoding", MORE)
+@pytest.mark.parametrize("before", ["", "k", "ke", "key", "key=", '{"token": "'])
+def test_base32_compressed_and_split_forms_are_removed(secret: str, encoding: str, before: str) -> None:
+    shown = MORE[encoding]((before + secret + '"\n').encode())
+    text = f"output: {shown} end"
+    assert seen(text, secret)  # the judge sees it before redaction
+    out = Redactor(secrets=[secret]).text(text)
+    assert seen(out, secret) == [] and "<login>" in out, out

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from batch_support import SECRET, World, make_world
 from redteam_support import DOOR_HOSTS as HOSTS
-from redteam_support import host_config, leaked, shell_script, transforms, with_login, with_secret_env
+from redteam_support import host_config, seen, shell_script, transforms, with_login, with_secret_env
 
 from workbench.core.cases import find_case
 from workbench.core.records import append_record, load_file
@@ -29,6 +29,8 @@ from workbench.modelstub.script import parse_script
 from workbench.runner.batch import run_batch
 from workbench.runner.execute import execute
 from workbench.runner.request import build_request
+
+pytestmark = pytest.mark.bwrap  # runs go through a door confined (the default); see docs/testing.md
 
 DOORS = ["canary", "postinstall", "batch"]
 LOGINS = {"sim": ".claude/.credentials.json", "claude": ".claude/.credentials.json", "codex": ".codex/auth.json"}
@@ -79,8 +81,8 @@ def test_secrets_never_reach_what_is_written(tmp_path: Path, door: str, host: st
     run = with_secret_env(ENV_NAME, ENV_VALUE)
     text, events = through(door, w, host, hosts_dir, script, run if live else with_login(rel, login, run))
     assert hashlib.sha256(login.read_bytes()).hexdigest() == digest
-    seen = {name: leaked(text + repr(events), value) for name, value in (("login", LOGIN_VALUE), ("env", ENV_VALUE))}
-    assert seen == {"login": [], "env": []}, seen
+    found = {name: seen(text + repr(events), value) for name, value in (("login", LOGIN_VALUE), ("env", ENV_VALUE))}
+    assert found == {"login": [], "env": []}, found
     assert "<login>" in text  # the attack ran: secret-bearing output reached the record, redacted
 
 
@@ -156,6 +158,7 @@ def test_the_tui_canary_door_is_confined(tmp_path: Path, host: str, hosts_dir: P
     """The TUI's canary (`tui/jobs.py` `CanaryJob`, the code its worker runs) through the same attacks
     on a guarded checkout and /usr, judged from outside."""
     from workbench.core.workspace import load_workspace
+    from workbench.runner.doors import CanaryForm
     from workbench.tui.jobs import CanaryJob
 
     if hosts_dir is not None:
@@ -164,8 +167,8 @@ def test_the_tui_canary_door_is_confined(tmp_path: Path, host: str, hosts_dir: P
     tracked = w.ws / "tracked.txt"
     before = tracked.read_bytes()
     script = shell_script(f"echo pwned >> {tracked}", "echo pwned > /usr/pwned-by-tui.txt", f"cat {tracked}")
-    job = CanaryJob(1, load_workspace(w.ws), find_case("docs-readme-section", w.ws / "cases"), host=host,
-                    script=parse_script(script), timeout=240)
+    job = CanaryJob(1, load_workspace(w.ws), CanaryForm(find_case("docs-readme-section", w.ws / "cases"), host=host,
+                                                        script=parse_script(script), timeout=240))
     request = job.request()
     assert request.confinement is not None and request.door == "canary" and request.guarded
     posted: list[Any] = []

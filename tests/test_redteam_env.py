@@ -14,6 +14,8 @@ from redteam_support import HOSTS, capturing, everything_written, host_config, s
 
 from workbench.runner.batch import run_batch
 
+pytestmark = pytest.mark.bwrap  # runs go through a door confined (the default); see docs/testing.md
+
 PLANTED = {"GITHUB_TOKEN": "ghp_PLANTED0a1b2c", "AWS_SECRET_ACCESS_KEY": "AWSPLANTED9z8y7x",
            "AZURE_OPENAI_API_KEY": "AZUREPLANTED5d6e", "OPENROUTER_API_KEY": "sk-or-PLANTED3f4g",
            "ANTHROPIC_API_KEY": "sk-ant-PLANTED1h2i", "OPENAI_API_KEY": "sk-PLANTED7j8k"}

@@ -11,12 +11,13 @@ from typing import Any
 import lxml.html
 import pytest
 from browser_support import dump_dom, luminance_stats, screenshot
-from report_support import fresh_records
+from report_support import delegated_records, fresh_records
 
 from workbench.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "records" / "demo-batch.jsonl"
+FIRED = ("fired", "fired_by_main", "fired_by_subagent")
 
 
 @pytest.fixture(scope="module")
@@ -63,9 +64,10 @@ def test_dom_numbers_equal_summary_json(which: str, fresh: Path, tmp_path: Path,
                       "invalid": number(a["data-invalid"]), "cases": number(a["data-cases"]),
                       "majority_cases": number(a["data-majority-cases"]),
                       "wilson95": None if a["data-lo"] == "" else [number(a["data-lo"]), number(a["data-hi"])],
-                      "flaky": [f for f in a["data-flaky"].split(";") if f]}
+                      "flaky": [f for f in a["data-flaky"].split(";") if f],
+                      **{k: number(a[f"data-{k.replace('_', '-')}"]) for k in FIRED}}
     expected = {(c["host"], c["source"], c["target"], c["kind"]): {k: c[k] for k in (
-        "hits", "valid", "invalid", "cases", "majority_cases", "wilson95", "flaky")} for c in data["runs"]}
+        "hits", "valid", "invalid", "cases", "majority_cases", "wilson95", "flaky", *FIRED)} for c in data["runs"]}
     assert cells == expected
     rows = [{k: number(tr.get(f"data-{k.replace('_', '-')}")) for k in (
         "hits_a", "valid_a", "hits_b", "valid_b", "delta_pp", "pairs", "only_a", "only_b", "mcnemar_p")}
@@ -79,6 +81,38 @@ def test_dom_numbers_equal_summary_json(which: str, fresh: Path, tmp_path: Path,
         td.get("data-file"): number(td.get("data-opened")) for td in tr.xpath("td[@data-file]")})
         for tr in select(dom, "tr", "confusion")}
     assert confusion == {(r["source"] or "", r["case"]): (r["sibling_instead"], r["opened"]) for r in data["confusion"]}
+
+
+def test_fired_by_main_and_subagent_as_summary_json_says(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Delegating runs: each cell splits its fired runs as `summary --format json` does and says how many a
+    subagent fired, as the text table does; each run says who fired it, each subagent call its reader."""
+    path = delegated_records(tmp_path)
+    assert main(["summary", str(path), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert main(["summary", str(path)]) == 0
+    text = capsys.readouterr().out
+    page = tmp_path / "report.html"
+    assert main(["report", str(path), "-o", str(page)]) == 0
+    dom = lxml.html.fromstring(dump_dom(page, tmp_path))
+    cells = {a.get("data-script-digest"): {k: number(a.get(f"data-{k.replace('_', '-')}")) for k in FIRED}
+             for a in select(dom, "td", "cell")}
+    assert cells == {c["script_digest"]: {k: c[k] for k in FIRED} for c in data["runs"]}
+    assert sorted(cells.values(), key=lambda c: (c["fired_by_main"], c["fired_by_subagent"])) == [
+        {"fired": 0, "fired_by_main": 0, "fired_by_subagent": 0},
+        {"fired": 2, "fired_by_main": 0, "fired_by_subagent": 2},
+        {"fired": 2, "fired_by_main": 2, "fired_by_subagent": 0}]
+    notes = [td.text_content() for td in select(dom, "td", "cell") if "fired by subagent" in td.text_content()]
+    assert len(notes) == 1 and "2/2 (2 fired by subagent)" in notes[0]
+    assert text.count("(2 fired by subagent)") == 1
+    runs = select(dom, "details", "run")
+    assert sorted((d.get("data-verdict"), d.get("data-fired-by")) for d in runs) == [
+        ("fired", "main")] * 2 + [("fired", "subagent")] * 2 + [("skip", "")] * 2
+    assert all(f"fired by {d.get('data-fired-by')}" in d.xpath("summary")[0].text_content()
+               for d in runs if d.get("data-fired-by"))
+    readers = {tr.get("data-read-by") for tr in dom.xpath("//table[contains(@class, 'calls')]//tr[@data-read-by]")}
+    assert readers == {"main", "subagent:general-purpose"}
+    badges = {b.text_content() for b in select(dom, "span", "by-subagent") if "badge" in b.get("class", "")}
+    assert badges == {"subagent:general-purpose"}
 
 
 def test_markup_in_agent_output_is_inert(fresh: Path, tmp_path: Path) -> None:

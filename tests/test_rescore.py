@@ -11,7 +11,7 @@ import pytest
 from workbench.cli import main
 from workbench.core import importer, records
 from workbench.core.cases import find_case
-from workbench.core.models import RunRecord
+from workbench.core.models import SCHEMA_VERSION, RunRecord
 from workbench.core.rescore import changes, rescore
 from workbench.modelstub.script import parse_script
 from workbench.runner.execute import execute
@@ -23,6 +23,8 @@ CASES = ROOT / "cases"
 FIRES = {"steps": [{"calls": [{"read": "{plugin}/skills/ops/workflows/commit.md"}]},
                    {"calls": [{"edit": {"path": "{repo}/src/app.py", "old": "Helo", "new": "Hello"}}]},
                    {"calls": [{"shell": "git commit -qam 'app: fix typo'"}]}]}
+READS_AFTER = {"steps": [FIRES["steps"][1], FIRES["steps"][2], FIRES["steps"][0]]}
+"""Edit, commit (the moment), then read the procedure: a read the record counts but keeps no call of."""
 
 
 def canary(case_id: str, **request: Any) -> RunRecord:
@@ -34,10 +36,11 @@ def canary(case_id: str, **request: Any) -> RunRecord:
 
 @pytest.fixture(scope="module")
 def produced() -> dict[str, RunRecord]:
-    """Sim canaries: a scripted fired run, policy runs of a positive, a two-file case and a negative, and a
-    run whose model produced nothing."""
+    """Sim canaries: a scripted fired run, a run that reads only after its moment, policy runs of a
+    positive, a two-file case and a negative, and a run whose model produced nothing."""
     return {
         "fired": canary("commit-typo-fix", script=parse_script(FIRES)),
+        "reads-after": canary("commit-typo-fix", script=parse_script(READS_AFTER)),
         "policy": canary("commit-typo-fix"),
         "two-files": canary("incident-outage"),
         "negative": canary("negative-rename-variable"),
@@ -45,7 +48,7 @@ def produced() -> dict[str, RunRecord]:
     }
 
 
-@pytest.mark.parametrize("name", ["fired", "policy", "two-files", "negative", "no-output"])
+@pytest.mark.parametrize("name", ["fired", "reads-after", "policy", "two-files", "negative", "no-output"])
 def test_a_record_just_written_rescores_unchanged(produced: dict[str, RunRecord], name: str) -> None:
     record = produced[name]
     new = rescore(record)
@@ -53,6 +56,13 @@ def test_a_record_just_written_rescores_unchanged(produced: dict[str, RunRecord]
     assert (new.verdict, new.required_read_at, new.overall, new.moment_at) == (
         record.verdict, record.required_read_at, record.overall, record.moment_at)
     assert list(new.verdict) == record.required  # keyed by the required files as the case names them
+
+
+def test_a_read_after_the_moment_is_kept_though_its_call_is_not(produced: dict[str, RunRecord]) -> None:
+    record = produced["reads-after"]
+    assert record.verdict == {"workflows/commit.md": "skip"} and record.moment_at == len(record.calls) - 1
+    assert record.required_read_at == {"workflows/commit.md": len(record.calls)}  # past the kept calls
+    assert rescore(record).required_read_at == record.required_read_at  # the funnel's "opened" stays
 
 
 def test_no_output_record_stays_no_output_everywhere(produced: dict[str, RunRecord]) -> None:
@@ -129,3 +139,21 @@ def test_listed_old_verdicts_are_the_stored_ones(name: str, capsys: pytest.Captu
     for change in data["changes"]:
         stored = loaded[change["line"] - 1]
         assert stored.verdict[change["key"]] == change["old"] != change["new"]
+
+
+def test_the_bundled_demo_records_are_current_and_rescore_gives_their_tables_back(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    demo = ROOT / "records" / "demo-batch.jsonl"
+    raw = [json.loads(line) for line in demo.read_text(encoding="utf-8").splitlines()]
+    assert {r["schema_version"] for r in raw} == {SCHEMA_VERSION} and len(raw) == 100
+    out = tmp_path / "rescored.jsonl"
+    assert main(["rescore", str(demo), "--json", "--write", str(out)]) == 0
+    assert json.loads(capsys.readouterr().out)["changed"] == 0
+
+    def tables(path: Path) -> tuple[str, str]:
+        assert main(["summary", str(path), "--compare", "weak,shipped"]) == 0
+        text = capsys.readouterr().out
+        assert main(["summary", str(path), "--compare", "weak,shipped", "--confusion", "--format", "json"]) == 0
+        return text, capsys.readouterr().out
+
+    assert tables(out) == tables(demo)

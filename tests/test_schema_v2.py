@@ -18,7 +18,8 @@ from workbench.runner.execute import execute
 from workbench.runner.request import build_request
 
 ROOT = Path(__file__).resolve().parent.parent
-DEMO = ROOT / "records" / "demo-batch.jsonl"
+DEMO = ROOT / "tests" / "data" / "records" / "demo-batch-v1.jsonl"
+"""The demo batch as the runner wrote it in schema v1 (tests/data/records/README.md)."""
 V1_LOOSE = {"entry_skill", "entry_file", "entry_offered", "skill_error", "offered_skills", "guard_changes",
             "call_status_unknown", "rescored_from", "imported_from"}
 
@@ -36,7 +37,7 @@ def test_the_schema_lists_every_field_a_written_record_carries(capsys: pytest.Ca
                                    fixture=ROOT / "fixtures" / "base")).record
     written = json.loads(record.model_dump_json())
     assert set(written) <= set(props) and not record.model_extra
-    assert record.schema_version == SCHEMA_VERSION == 2
+    assert record.schema_version == SCHEMA_VERSION == 3
     for name in ("entry", "guard", "provenance", "batch", "batch_planned", "exit_code", "run_error"):
         assert props[name].get("description"), name
     undocumented = [n for n, p in props.items() if not p.get("description")]
@@ -52,7 +53,7 @@ def test_bundled_v1_records_load_as_v2() -> None:
     loaded = load_file(DEMO)
     assert len(loaded.records) == len(raw) and not loaded.problems
     for old, record in zip(raw, loaded.records, strict=True):
-        assert record.schema_version == 2 and not (set(record.model_extra or {}) & V1_LOOSE)
+        assert record.schema_version == SCHEMA_VERSION and not (set(record.model_extra or {}) & V1_LOOSE)
         assert record.entry is not None and record.entry.skill == old["entry_skill"]
         assert record.entry.offered == old["entry_offered"] and record.entry.offered_skills == old["offered_skills"]
         assert record.verdict == old["verdict"] and record.batch_planned == old["batch_planned"]

@@ -85,7 +85,7 @@ def test_stream_is_claude_shaped(dirs: Dirs) -> None:
     init = run.parsed.init
     assert init is not None and init.host_version is not None and init.host_version.startswith("sim-")
     assert (init.model, init.skills, init.plugins) == ("m-1", ("demo-ops:ops",), ("demo-ops",))
-    assert set(init.tools) == {"Read", "Bash", "Edit", "Write", "Skill"}
+    assert set(init.tools) == {"Task", "Read", "Bash", "Edit", "Write", "Skill"}  # Task: as Claude Code lists it
     assert [(c.tool, c.kind, c.status) for c in run.parsed.calls] == [("Skill", "skill", "ok"), ("Read", "read", "ok")]
     assert run.parsed.texts == ["Loading.", "All done."]
     assert run.parsed.ended is not None and run.parsed.ended.text == "All done." and not run.parsed.ended.is_error

@@ -185,10 +185,12 @@ def test_summary_counts_evidence_conflicts_per_cell(tmp_path: Path, capsys: pyte
         record = execute(request).record.model_copy(update={"run": i})
         records.append_record(out, record)
     assert main(["summary", str(out), "--format", "json"]) == 0
-    (cell,) = json.loads(capsys.readouterr().out)["runs"]
-    assert (cell["evidence_conflicts"], cell["conflicted_runs"], cell["valid"]) == (2, 2, 3)
+    shell, plain = json.loads(capsys.readouterr().out)["runs"]  # two scripts: two cells, never one
+    assert shell["script_digest"] != plain["script_digest"]
+    assert (shell["evidence_conflicts"], shell["conflicted_runs"], shell["valid"]) == (2, 2, 2)
+    assert (plain["evidence_conflicts"], plain["conflicted_runs"], plain["valid"]) == (0, 0, 1)
     assert main(["summary", str(out)]) == 0
-    assert "| 2 in 2/3 runs |" in capsys.readouterr().out
+    assert "| 2 in 2/2 runs |" in capsys.readouterr().out
     assert main(["summary", str(out), "--format", "csv"]) == 0
-    (row,) = csv.DictReader(io.StringIO(capsys.readouterr().out))
-    assert (row["evidence_conflicts"], row["conflicted_runs"]) == ("2", "2")
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [(r["evidence_conflicts"], r["conflicted_runs"]) for r in rows] == [("2", "2"), ("0", "0")]

@@ -66,19 +66,19 @@ async def test_promote_runs_a_batch_with_progress_and_results(tmp_path: Path) ->
         screen = app.screen
         assert isinstance(screen, BatchScreen)
         form = screen.form()
-        assert form["arms"] == ["baseline", "docs-weak"]
+        assert form.arms == ("baseline", "docs-weak")
         positives = {c.id for c in app.view.cases if c.kind == "positive" and c.target == "docs"}
         negatives = {c.id for c in app.view.cases if c.kind == "negative"}
-        assert set(form["cases"]) == positives | negatives
+        assert set(form.cases) == positives | negatives
         screen.query_one("#confined").value = False  # type: ignore[attr-defined]
         screen.query_one("#runs").value = "1"  # type: ignore[attr-defined]
         await pilot.pause()
-        assert "runs" in str(screen.query_one("#estimate", Static).render())
+        assert "runs" in str(screen.query_one("#estimate", Static).render()), "the plan line"
         await pilot.press("ctrl+r")
         await wait_for(pilot, app, "BatchFinished", cap=300)
         await pilot.pause(0.2)
         kinds = app.kinds()
-        planned = len(form["cases"]) * 2
+        planned = len(form.cases) * 2
         assert kinds.index("ProofChecked") < kinds.index("BatchStarted") < kinds.index("BatchRunFinished")
         assert kinds.count("BatchRunFinished") == planned
         done = next(m for m in app.journal if isinstance(m, BatchFinished))
@@ -90,4 +90,4 @@ async def test_promote_runs_a_batch_with_progress_and_results(tmp_path: Path) ->
         records = load_file(ws.records_dir / "batch.jsonl").records
         assert len(records) == planned and {r.arm for r in records} == {"baseline", "docs-weak"}
         assert all(r.condition == "unconfined" for r in records)
-        assert "├" in str(table.get_row_at(0)[4]) or "●" in str(table.get_row_at(0)[4])
+        assert "├" in str(table.get_row_at(0)[5]) or "●" in str(table.get_row_at(0)[5])

@@ -42,7 +42,7 @@ async def test_until_decided_form_shows_the_forecast_then_runs_with_the_rule(tmp
         shown = str(screen.query_one("#forecast", Static).render())
         last = [m for m in app.journal if isinstance(m, ForecastReady)][-1]
         form = screen.form()
-        runs = len(form["cases"]) * 2 * 2
+        runs = len(form.cases) * 2 * 2
         assert last.lines[0].startswith(f"forecast (at most, until decided): {runs} run(s) · ")
         assert "unknown tokens" not in last.lines[0] and last.lines[0] in shown
         await pilot.press("ctrl+r")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable, Static
 from tui_support import host_groups, make_workspace, run_async, shown, wait_for
 
@@ -14,6 +15,8 @@ from workbench.tui.messages import HostEventsSeen, RunScored
 from workbench.tui.screens.canary import CanaryScreen
 from workbench.tui.screentext import screen_text
 from workbench.tui.widgets.callpane import CallPane
+
+pytestmark = pytest.mark.bwrap  # runs go through a door confined (the default); see docs/testing.md
 
 
 @run_async

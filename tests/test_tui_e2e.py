@@ -69,16 +69,29 @@ class Tmux:
     def keys(self, *keys: str, literal: bool = False) -> None:
         self.run("send-keys", "-t", "wb", *(["-l"] if literal else []), *keys)
 
+    def cursor(self) -> tuple[int, int]:
+        x, y = self.run("display-message", "-p", "-t", "wb", "#{cursor_x} #{cursor_y}").split()
+        return int(x), int(y)
+
+    def wait_cursor(self, moved_from: tuple[int, int], columns: int, cap: float) -> None:
+        """Until the cursor stands COLUMNS right of MOVED_FROM on its line (the keys were taken)."""
+        end = time.monotonic() + cap
+        while time.monotonic() < end:
+            if self.cursor() == (moved_from[0] + columns, moved_from[1]):
+                return
+            time.sleep(0.1)
+        raise AssertionError(f"the cursor stayed at {self.cursor()} (wanted {columns} right of {moved_from})")
+
     def screen(self) -> str:
         return self.run("capture-pane", "-p", "-t", "wb")
 
-    def wait(self, pattern: str, cap: float) -> str:
-        """The screen once PATTERN shows on it with its footer drawn (fails after CAP seconds)."""
+    def wait(self, pattern: str, cap: float, *, footer: bool = True) -> str:
+        """The screen once PATTERN shows on it with its footer drawn (FOOTER: the app's; fails after CAP seconds)."""
         end = time.monotonic() + cap
         text = ""
         while time.monotonic() < end:
             text = self.screen()
-            if re.search(pattern, text) and "palette" in text.rstrip("\n").split("\n")[-1]:
+            if re.search(pattern, text) and (not footer or "palette" in text.rstrip("\n").split("\n")[-1]):
                 return text  # the footer is drawn too: the screen is whole
             time.sleep(0.2)
         raise AssertionError(f"{pattern!r} not on screen:\n{text}")
@@ -107,10 +120,14 @@ def test_draft_canary_then_promote_to_a_finished_batch_in_tmux_at_80x24(tmp_path
     assert exe is not None
     tmux = Tmux(f"wb-test-{os.getpid()}", ws.root, exe)
     try:
-        fits(tmux.wait(r"ops/commit", 60))
+        # the editor holds the row's wording (not only the table its id): keys typed into an editor the
+        # row's text is still to be loaded into were dropped under load
+        fits(tmux.wait(r"│ \| Before committing \|", 60))
         tmux.keys("e")
         tmux.wait(r"\^s save arm\s+▏", 20)  # the editor has focus: the footer shows only what acts there
+        start = tmux.cursor()
         tmux.keys("Right", "Right")
+        tmux.wait_cursor(start, 2, 20)  # under load keys sent before the editor took them were lost
         tmux.keys("Always: ", literal=True)
         fits(tmux.wait(r"modified: unsaved draft", 20))
         tmux.keys("Escape")
@@ -134,3 +151,46 @@ def test_draft_canary_then_promote_to_a_finished_batch_in_tmux_at_80x24(tmp_path
     canary = [r for r in (ws.records_dir / "canary.jsonl").read_text().splitlines() if r]
     assert len(canary) == 1 and '"arm":"draft"' in canary[0].replace(" ", "")
     assert "Always:" not in (ws.plugin_dir / "skills/ops/SKILL.md").read_text(), "the draft never touched the file"
+
+
+def test_o_opens_the_row_in_the_users_editor_and_its_lint_follows_on_return(tmp_path: Path, monkeypatch: object,
+                                                                          capsys: object) -> None:
+    """`o` on a row hands the terminal to $EDITOR (here vi) at the row's line; on return the table, the
+    editor and the lint are the file's, the same findings `workbench lint` gives for that row."""
+    import json
+
+    import pytest
+
+    from workbench.cli import main
+
+    if shutil.which("tmux") is None or shutil.which("vi") is None:
+        pytest.skip("tmux or vi is not installed")
+    ws = make_workspace(tmp_path)
+    exe = shutil.which("workbench", path=str(Path(sys.executable).parent))
+    assert exe is not None
+    size = (160, 45)  # wide: the findings are not cut to two lines
+    tmux = Tmux(f"wb-editor-{os.getpid()}", ws.root, f"env -u VISUAL EDITOR='vi -u NONE -n' {exe}", size)
+    try:
+        tmux.wait(r"│ \| Before committing \|", 60)
+        tmux.keys("o")
+        tmux.wait(r'SKILL\.md"', 30, footer=False)  # vi has the terminal, the file's name on its last line
+        tmux.keys(":s/Before committing/When there are staged changes/", literal=True)
+        tmux.keys("Enter")
+        tmux.keys(":wq", literal=True)
+        tmux.keys("Enter")
+        text = tmux.wait(r"state-trigger", 30)
+        fits(text, size)
+        assert "When there are staged" in text and "wording (as in the file)" in text, text
+    finally:
+        tmux.close()
+    assert "| When there are staged changes |" in (ws.plugin_dir / "skills/ops/SKILL.md").read_text()
+    monkeypatch.chdir(ws.root)  # type: ignore[attr-defined]
+    capsys.readouterr()  # type: ignore[attr-defined]
+    main(["lint", "--json"])
+    findings = json.loads(capsys.readouterr().out)["findings"]  # type: ignore[attr-defined]
+    rules = {f["rule"] for f in findings if f.get("row") == "ops/commit"}
+    assert "state-trigger" in rules, findings
+    from workbench.core.lint_rules import MOMENT_RULE, RULES
+
+    shown = {rule.id for rule in (*RULES, MOMENT_RULE) if re.search(rf"\b{re.escape(rule.id)}\b", text)}
+    assert shown == rules, text

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input
 from tui_support import make_workspace, run_async, shown, wait_for
 
@@ -15,6 +16,8 @@ from workbench.tui.screens.batch import BatchScreen
 from workbench.tui.screens.canary import CanaryScreen
 from workbench.tui.screens.records import RecordsScreen
 from workbench.tui.screentext import screen_text
+
+pytestmark = pytest.mark.bwrap  # runs go through a door confined (the default); see docs/testing.md
 
 SLEEP = {"steps": [{"calls": [{"shell": "sleep 60"}]}, {"calls": [{"shell": "true"}]}]}
 
@@ -63,4 +66,4 @@ async def test_x_during_a_canary_cancels_it_and_never_types_into_the_form(tmp_pa
         await wait_for(pilot, app, "RunScored")
         await pilot.pause()
         assert model.value == "" and "cancel run" not in footer(app)
-        assert "INVALID: cancelled" in screen_text(app)
+        assert "INVALID: no verdict · cancelled" in screen_text(app)

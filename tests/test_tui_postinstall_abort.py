@@ -70,7 +70,7 @@ async def test_batch_abort_keeps_the_finished_records_and_stops_the_run_in_fligh
         screen.query_one("#jobs", Input).value = "1"
         screen.query_one("#hosts", Input).value = "sim"
         await pilot.pause()
-        planned = len(screen.form()["cases"]) * len(screen.form()["arms"])
+        planned = len(screen.form().cases) * len(screen.form().arms)
         assert planned >= 3
         await pilot.press("ctrl+r")
         await wait_for(pilot, app, "BatchRunFinished", cap=300)

@@ -13,10 +13,11 @@ from textual.widgets import DataTable, Input, Select, Static, TextArea
 from tui_support import make_workspace, run_async, shown, wait_for
 
 from workbench.core.cases import find_case
+from workbench.runner.batch import EarlyStop
+from workbench.runner.doors import EARLY_STOP
 from workbench.runner.execute import execute
 from workbench.runner.request import build_request
 from workbench.tui.app import make_app
-from workbench.tui.jobs import EARLY_STOP, BatchJob
 from workbench.tui.messages import BatchFinished, RunScored
 from workbench.tui.screens.batch import BatchScreen
 from workbench.tui.screens.canary import CanaryScreen
@@ -102,17 +103,11 @@ def test_the_first_runs_all_invalid_for_one_reason_stop_the_batch() -> None:
     invalid = [execute(build_request(case, "sim", door="canary", plugin=ROOT / "plugin", no_output=True)).record
                for _ in range(EARLY_STOP)]
     assert all(not r.valid and r.invalid_reason == "no-output" for r in invalid)
-    job = BatchJob(lambda: None)
-    first: dict[str, list[object]] = {}
-    for r in invalid[:-1]:
-        job.watch(r, first)
-    assert job.stopped is None and not job.cancelled.is_set(), "fewer than EARLY_STOP runs never stop"
-    job.watch(invalid[-1], first)
-    assert job.cancelled.is_set() and job.stopped is not None
-    assert f"first {EARLY_STOP} runs on sim were all invalid: no-output" in job.stopped
+    watch = EarlyStop(EARLY_STOP)
+    assert [watch.watch(r) for r in invalid[:-1]] == [None] * (EARLY_STOP - 1), "fewer than EARLY_STOP never stop"
+    stopped = watch.watch(invalid[-1])
+    assert stopped is not None and f"first {EARLY_STOP} runs on sim were all invalid: no-output" in stopped
     valid = execute(build_request(case, "sim", door="canary", plugin=ROOT / "plugin")).record
-    other = BatchJob(lambda: None)
-    seen: dict[str, list[object]] = {}
-    for r in [valid, *invalid[:-1]]:
-        other.watch(r, seen)
-    assert other.stopped is None, "a valid run among the first ones: no early stop"
+    other = EarlyStop(EARLY_STOP)
+    assert [other.watch(r) for r in [valid, *invalid[:-1]]] == [None] * EARLY_STOP, \
+        "a valid run among the first ones: no early stop"

@@ -26,10 +26,11 @@ ESSENTIALS = {
     "rows": ["ops/commit", "ops/incident", "wording", "lint: clean", "arms of this row", "q quit"],
     "canary": ["host", "model", "script", "arm", "case", "╰", "ctrl+r"],
     "batch": ["baseline", "hosts", "model", "script", "runs", "confined", "until decided", "alpha", "cases",
-              "results", "hits/valid", "estimate:", "forecast", "start batch"],
+              "results", "hits/valid", "plan:", "forecast", "start batch"],
     "records": ["12 record(s) from 1 file(s) · 12 shown", "condition", "negative-explain-app", "opened"],
     "compare": ["Δ pp", "paired p", "flaky", "-33.3", "FLAKY", "A hits/n", "0/3", "A funnel", "read before"],
     "postinstall": ["host", "model", "script", "REAL home", "╰", "run check"],
+    "diff": ["baseline → file", "no change", "[-removed-] {+added+}"],
     "help": ["Trigger Workbench", "no input focused", "Post-install", "ctrl+z", "Call pane", "its reason"],
 }
 
@@ -66,7 +67,7 @@ async def settled(pilot: object, app: object) -> str:
     for _ in range(100):
         await pilot.pause(0.1)  # type: ignore[attr-defined]
         now = screen_text(app)  # type: ignore[arg-type]
-        if now == before and now.rstrip().splitlines()[-1].strip():
+        if now == before and "palette" in now.rstrip("\n").split("\n")[-1]:  # the footer is drawn
             return now
         before = now
     raise AssertionError("the screen never settled")
@@ -91,6 +92,11 @@ async def test_every_screen(tmp_path: Path, size: tuple[int, int]) -> None:
         text = await settled(pilot, app)
         essentials("rows", text, size)
         check(f"rows-{tag}", text)
+        await pilot.press("d")
+        text = await settled(pilot, app)
+        essentials("diff", text, size)
+        check(f"diff-{tag}", text)
+        await pilot.press("escape")
         await pilot.press("question_mark")
         text = await settled(pilot, app)
         essentials("help", text, size)
@@ -99,7 +105,7 @@ async def test_every_screen(tmp_path: Path, size: tuple[int, int]) -> None:
         for name in ("canary", "batch", "records", "compare", "postinstall"):
             await app.action_show(name)
             await pilot.pause(0.3)
-            read = {"batch": "EstimateMade", "records": "RecordsRead", "compare": "ComparisonRead"}.get(name)
+            read = {"batch": "ForecastReady", "records": "RecordsRead", "compare": "ComparisonRead"}.get(name)
             if read is not None:  # the screen's worker has read the records files
                 await wait_for(pilot, app, read)
                 await pilot.pause(0.1)

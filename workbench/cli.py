@@ -25,9 +25,9 @@ class OneLineParser(argparse.ArgumentParser):
                                            f"(see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand registered."""
-    from workbench.commands import COMMANDS  # each command's imports; the app needs none of them
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The argument parser for ARGV: the subcommand it names registered (every subcommand if it names none)."""
+    from workbench.commands import registrars  # each command's imports; the app needs none of them
 
     parser: argparse.ArgumentParser = OneLineParser(
         prog="workbench",
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"workbench {__version__}")
     parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for register in COMMANDS:
+    for register in registrars(argv):
         register(sub)
     _add_debug(parser)
     return parser
@@ -69,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     imports what the commands need (GitPython, rich.progress, the model server), which the first
     screen does not (cold start, docs/benchmarks.md)."""
     args_list = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser().parse_args(args_list) if args_list else argparse.Namespace()
+    args = build_parser(args_list).parse_args(args_list) if args_list else argparse.Namespace()
     handler = getattr(args, "handler", None)
     if handler is None:
         handler = open_app

@@ -20,22 +20,31 @@ from git.index.typ import BaseIndexEntry
 from gitdb.base import IStream
 
 from workbench.authoring.workspace_file import record_rows, store_arm
+from workbench.core.arms import BASELINE, BRANCH_PREFIX, Arm, check_arm_name
 from workbench.core.audit import link_exists
 from workbench.core.control import CONTROL
 from workbench.core.errors import InputError
 from workbench.core.routing import Link, Row, assign_ids, find_row, parse_text, unknown_row_message
-from workbench.core.wording import BASELINE, BRANCH_PREFIX, ArmInfo, check_arm_name, edit_row, row_problems, without_row
+from workbench.core.wording import edit_row, row_problems, without_row
 from workbench.core.workspace import Workspace
 
-__all__ = ["ArmInfo", "create_arm", "head_rows", "list_arms", "open_repo", "resolve_arm"]
+__all__ = ["commit_row", "create_arm", "create_control", "head_rows", "list_arms", "open_repo", "plugin_place",
+           "row_changes"]
 
 
-def open_repo(plugin: Path) -> git.Repo:
+def open_repo(plugin: Path, field: str = "plugin.path") -> git.Repo:
     """The git repo holding the plugin folder (the plugin may be a subfolder)."""
     try:
         return git.Repo(plugin, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        raise InputError(f"plugin folder is not inside a git repo: {plugin}", field="plugin.path") from None
+        raise InputError(f"plugin folder is not inside a git repo: {plugin}", field=field) from None
+
+
+def plugin_place(repo: git.Repo, plugin: Path) -> tuple[Path, str]:
+    """The repo's root and the plugin folder's path inside it ('' when the plugin is the whole repo)."""
+    root = Path(repo.working_tree_dir or plugin).resolve()
+    sub = plugin.resolve().relative_to(root).as_posix()
+    return root, "" if sub == "." else sub
 
 
 def _rel(repo: git.Repo, path: Path) -> str:
@@ -73,7 +82,7 @@ def _exists_at_head(repo: git.Repo, tree: git.Tree) -> Callable[[Link], bool]:
 
 
 def create_arm(ws: Workspace, row_id: str, name: str, *, text: str | None = None, trigger: str | None = None,
-               env: dict[str, str] | None = None, force: bool = False) -> ArmInfo:
+               env: dict[str, str] | None = None, force: bool = False) -> Arm:
     """Commit ROW's new wording on `workbench/arm/NAME` (parent: HEAD) and return the arm.
 
     Refused unless FORCE: an existing arm branch, text that is no routing row, a link to a file
@@ -109,7 +118,8 @@ def create_arm(ws: Workspace, row_id: str, name: str, *, text: str | None = None
     repo.create_head(branch, commit, force=force)
     store_arm(ws, name, env=env or {}, row=row.id, ref=branch, replace=force)
     record_rows(ws, [row.id], rows=rows)
-    return ArmInfo(name, branch, commit.hexsha, dict(env or {}), row.id)
+    root, sub = plugin_place(repo, ws.plugin_dir)
+    return Arm(name, branch, commit.hexsha, root, sub, env=dict(env or {}), row=row.id)
 
 
 def commit_row(message: str) -> str | None:
@@ -118,35 +128,55 @@ def commit_row(message: str) -> str | None:
     return first.rsplit("row ", 1)[-1].strip() if " row " in first else None
 
 
-def list_arms(ws: Workspace) -> list[ArmInfo]:
-    """baseline (HEAD), every `workbench/arm/*` branch, and the `[arms.*]` of the workspace file."""
+def list_arms(ws: Workspace) -> list[Arm]:
+    """baseline (HEAD), every `workbench/arm/*` branch, and the `[arms.*]` of the workspace file; an arm
+    whose ref does not exist has no sha (`runner.arms.resolve` refuses it)."""
     repo = open_repo(ws.plugin_dir)
-    arms = {BASELINE: ArmInfo(BASELINE, "HEAD", repo.head.commit.hexsha if repo.head.is_valid() else None)}
+    root, sub = plugin_place(repo, ws.plugin_dir)
+    arms = {BASELINE: Arm(BASELINE, "HEAD", repo.head.commit.hexsha if repo.head.is_valid() else None, root, sub)}
     for head in repo.heads:
         if head.name.startswith(BRANCH_PREFIX):
             name = head.name[len(BRANCH_PREFIX):]
-            arms[name] = ArmInfo(name, head.name, head.commit.hexsha)
+            arms[name] = Arm(name, head.name, head.commit.hexsha, root, sub)
     for name, cfg in ws.config.arms.items():
         ref = cfg.ref or (BRANCH_PREFIX + name if name in arms else "HEAD")
         try:
             sha: str | None = repo.commit(ref).hexsha
         except (git.BadName, ValueError):
             sha = None
-        arms[name] = ArmInfo(name, ref, sha, dict(cfg.env), cfg.row)
+        arms[name] = Arm(name, ref, sha, root, sub, env=dict(cfg.env), row=cfg.row)
     return list(arms.values())
 
 
-def resolve_arm(ws: Workspace, name: str) -> ArmInfo:
-    """The arm called NAME (for a batch's `--arms NAME`); unknown names are an InputError."""
-    for arm in list_arms(ws):
-        if arm.name == name:
-            if arm.sha is None:
-                raise InputError(f"arm {name!r}: ref {arm.ref!r} does not exist", field="--arms")
-            return arm
-    raise InputError(f"no arm {name!r} (see `workbench arm list`)", field="--arms")
+def row_changes(ws: Workspace, arms: list[Arm]) -> dict[str, list[tuple[str, Row | None, Row | None]]]:
+    """Per arm (by name) whose commit is not HEAD, the rows that differ from HEAD's: ("gone", row at
+    HEAD, None), ("only", None, row there), or ("moved", HEAD's, the arm's) when one id names another
+    row there (other links, or another trigger on a row the arm does not edit)."""
+    repo = open_repo(ws.plugin_dir)
+    if not repo.head.is_valid():
+        return {}
+    base, _ = head_rows(ws, repo)
+    out: dict[str, list[tuple[str, Row | None, Row | None]]] = {}
+    for arm in arms:
+        if arm.sha is None or arm.sha == repo.head.commit.hexsha:
+            continue
+        there = {r.id: r for r in head_rows(ws, repo, repo.commit(arm.sha))[0]}
+        here = {r.id: r for r in base}
+        edited = find_row(base, arm.row) if arm.row else None
+        found: list[tuple[str, Row | None, Row | None]] = []
+        for row_id, row in here.items():
+            other = there.get(row_id)
+            if other is None:
+                found.append(("gone", row, None))
+            elif [lk.target for lk in other.links] != [lk.target for lk in row.links] or (
+                    other.trigger != row.trigger and row is not edited):
+                found.append(("moved", row, other))
+        found += [("only", None, row) for row_id, row in there.items() if row_id not in here]
+        out[arm.name] = found
+    return out
 
 
-def create_control(ws: Workspace, base_ref: str, row_ids: list[str], *, name: str = CONTROL) -> ArmInfo:
+def create_control(ws: Workspace, base_ref: str, row_ids: list[str], *, name: str = CONTROL) -> Arm:
     """Commit BASE_REF with the rows ROW_IDS removed on `workbench/arm/NAME/ROWS` (replaced if there): the
     no-row control. Author, committer and dates are the base commit's, so the same base and rows give
     the same sha (a resumed batch finds its control runs)."""
@@ -184,5 +214,6 @@ def create_control(ws: Workspace, base_ref: str, row_ids: list[str], *, name: st
                                          commit_date=f"{base.committed_date} +0000")
     branch = BRANCH_PREFIX + name + "/" + "+".join(re.sub(r"[^A-Za-z0-9._-]+", "-", r.id) for r in chosen)
     repo.create_head(branch, commit, force=True)
-    return ArmInfo(name, branch, commit.hexsha, {}, ",".join(r.id for r in chosen))
+    root, sub = plugin_place(repo, ws.plugin_dir)
+    return Arm(name, branch, commit.hexsha, root, sub, row=",".join(r.id for r in chosen))
 

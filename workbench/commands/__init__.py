@@ -1,31 +1,30 @@
-"""CLI subcommands: each module registers its own parser and handler."""
+"""CLI subcommands: each module registers its own parser and handler.
+
+A command's module imports what the command needs (GitPython, pydantic models, the runner), so the
+parser imports only the module of the command named on the command line; `workbench --help`, an
+unknown name or none at all registers every module.
+"""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-
-from workbench.commands import (
-                                arm,
-                                authoring,
-                                batch,
-                                canary,
-                                case,
-                                export,
-                                hosts,
-                                postinstall,
-                                report,
-                                rescore,
-                                schema,
-                                score,
-                                selftest,
-                                summary,
-)
+import importlib
+from collections.abc import Callable, Sequence
 
 Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
-COMMANDS: list[Register] = [score.register, summary.register, rescore.register, schema.register, hosts.register,
-                          canary.register, selftest.register]
-COMMANDS += [authoring.register, arm.register, case.register]
-COMMANDS += [batch.register, postinstall.register]
-COMMANDS += [report.register, export.register]
+MODULES: dict[str, str] = {
+    "score": "score", "summary": "summary", "rescore": "rescore", "schema": "schema", "hosts": "hosts",
+    "canary": "canary", "selftest": "selftest",
+    "init": "authoring", "rows": "authoring", "lint": "authoring", "audit": "authoring",
+    "arm": "arm", "case": "case", "batch": "batch", "postinstall": "postinstall", "report": "report",
+    "export": "export", "sessions": "sessions", "tune": "tune",
+}
+"""Each command name -> the module of workbench.commands that registers it, in `workbench --help` order."""
+
+
+def registrars(argv: Sequence[str] = ()) -> list[Register]:
+    """The register functions of the modules the parser needs for ARGV (every module unless ARGV names one)."""
+    named = next((a for a in argv if not a.startswith("-")), None)
+    modules = [MODULES[named]] if named in MODULES else list(dict.fromkeys(MODULES.values()))
+    return [importlib.import_module(f"{__name__}.{m}").register for m in modules]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
-from workbench.authoring.arms import create_arm, list_arms
-from workbench.authoring.workspace_file import store_arm
+from workbench.authoring.arms import create_arm, list_arms, row_changes
+from workbench.authoring.workspace_file import row_summary, store_arm
 from workbench.commands.authoring import workspace_rows
+from workbench.core.arms import Arm, check_arm_name
 from workbench.core.errors import InputError
 from workbench.core.routing import Row, closest_rows, find_row
-from workbench.core.wording import ArmInfo, check_arm_name
 from workbench.core.workspace import load_workspace
 
 
@@ -64,7 +65,7 @@ def run_new(args: argparse.Namespace) -> int:
     return 0
 
 
-def describe(arm: ArmInfo, rows: list[Row] | None = None) -> str:
+def describe(arm: Arm, rows: list[Row] | None = None) -> str:
     """name, ref, short sha, the row it edits (marked when no current row has that id), env."""
     env = " ".join(f"{k}={v}" for k, v in arm.env.items())
     row = arm.row or "-"
@@ -74,12 +75,34 @@ def describe(arm: ArmInfo, rows: list[Row] | None = None) -> str:
     return "\t".join([arm.name, arm.ref, (arm.sha or "missing")[:12], row, env or "-"])
 
 
+def changes(found: list[tuple[str, Row | None, Row | None]]) -> list[str]:
+    """The indented lines under an arm naming the rows it lacks, the rows only it has, and the ids
+    that name another row there."""
+    out: list[str] = []
+    for kind, head, arm in found:
+        if kind == "gone" and head is not None:
+            out.append(f"  gone in this arm: {head.id} (at HEAD: {row_summary(head)})")
+        elif kind == "only" and arm is not None:
+            out.append(f"  only in this arm: {arm.id} ({row_summary(arm)})")
+        elif head is not None and arm is not None:
+            out.append(f"  {head.id} names another row in this arm: {row_summary(arm)} (at HEAD: {row_summary(head)})")
+    return out
+
+
 def run_list(args: argparse.Namespace) -> int:
     ws = load_workspace()
     try:
         rows: list[Row] | None = workspace_rows(ws)
     except InputError:
         rows = None
-    for arm in list_arms(ws):
+    arms = list_arms(ws)
+    try:
+        diff = row_changes(ws, arms)
+    except InputError as exc:
+        diff = {}
+        print(f"warning: rows at the arms' commits not compared: {exc}", file=sys.stderr)
+    for arm in arms:
         print(describe(arm, rows))
+        for line in changes(diff.get(arm.name, [])):
+            print(line)
     return 0

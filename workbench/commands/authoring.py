@@ -12,10 +12,12 @@ import sys
 from pathlib import Path
 
 from workbench.core.audit import audit
+from workbench.core.cases import load_cases
 from workbench.core.errors import InputError
-from workbench.core.lint import Finding, lint_rows
+from workbench.core.lint import Finding, case_moments, lint_moments, lint_rows
 from workbench.core.lint_rules import RULES, RULES_BY_ID
-from workbench.core.routing import Row, parse_files
+from workbench.core.routing import Row, read_files
+from workbench.core.rowsearch import search_line, search_rows
 from workbench.core.workspace import FILENAME, Workspace, init_layout, load_workspace
 
 
@@ -28,6 +30,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("rows", help="the workspace's routing rows with their ids")
     p.add_argument("--json", action="store_true")
     p.add_argument("--explain", action="store_true", help="say why each row is one and each link's clause")
+    p.add_argument("--search", metavar="WORDS", default="", help="only rows holding every word (id, wording, "
+                   "linked files; case-insensitive), as the Rows screen's search field")
     p.set_defaults(handler=run_rows)
     p = sub.add_parser("lint", help="check routing rows against the wording rules")
     p.add_argument("--json", action="store_true")
@@ -46,7 +50,10 @@ def workspace_rows(ws: Workspace) -> list[Row]:
     if not ws.plugin_dir.is_dir():
         raise InputError(f"plugin folder not found: {ws.plugin_dir}", file=str(ws.file) if ws.file else None,
                          field="plugin.path")
-    return parse_files(ws.routing_files(), plugin=ws.plugin_dir)
+    rows, bad = read_files(ws.routing_files(), plugin=ws.plugin_dir)
+    for exc in bad:
+        print(f"warning: {exc}", file=sys.stderr)
+    return rows
 
 
 def run_init(args: argparse.Namespace) -> int:
@@ -82,7 +89,10 @@ def _rel(path: Path | None, root: Path) -> str | None:
 
 def run_rows(args: argparse.Namespace) -> int:
     ws = load_workspace()
-    rows = workspace_rows(ws)
+    every = workspace_rows(ws)
+    rows = search_rows(every, args.search)
+    if args.search:
+        print(search_line(rows, every, args.search), file=sys.stderr)
     if args.json:
         print(json.dumps([row_dict(r, ws.root) for r in rows], indent=2))
         return 0
@@ -93,7 +103,7 @@ def run_rows(args: argparse.Namespace) -> int:
             print(f"  why: {row.why}")
             for lk in row.links:
                 print(f"  {lk.target}: clause {lk.side} the link: {lk.clause!r} ({lk.wording})")
-    if not rows:
+    if not every:
         print("no routing rows: check [plugin] routing globs (`workbench audit`)", file=sys.stderr)
     return 0
 
@@ -119,12 +129,18 @@ def run_lint(args: argparse.Namespace) -> int:
             print(f"{rule.id} ({rule.severity}): {rule.message}\n  evidence: {rule.evidence}")
         return 0
     ws = load_workspace()
-    findings = lint_rows(workspace_rows(ws), max_row_chars=ws.config.audit.max_row_chars)
+    rows = workspace_rows(ws)
+    findings = lint_rows(rows, max_row_chars=ws.config.audit.max_row_chars) + lint_moments(rows, workspace_moments(ws, rows))
     if args.json:
         print(json.dumps({"findings": [f.as_dict() for f in findings]}, indent=2))
     else:
         print_findings(findings, ws.root, "lint")
     return 1 if args.strict and findings else 0
+
+
+def workspace_moments(ws: Workspace, rows: list[Row]) -> dict[str, str]:
+    """Row id -> the moment its positive cases measure (`core.lint.case_moments` of the workspace's cases)."""
+    return case_moments(rows, load_cases(ws.cases_dir)) if ws.cases_dir.is_dir() else {}
 
 
 def run_audit(args: argparse.Namespace) -> int:
@@ -134,10 +150,14 @@ def run_audit(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"findings": [f.as_dict() for f in report.findings],
                           "budget": b.as_dict() if b else None,
-                          "budgets": [x.as_dict() for x in report.budgets]}, indent=2))
+                          "budgets": [x.as_dict() for x in report.budgets],
+                          "listings": [x.as_dict() for x in report.listings]}, indent=2))
     else:
         for x in report.budgets:
             print(f"session start ({x.host}): {len(x.files)} file(s), {x.lines} lines, {x.chars} characters, "
                   f"~{x.tokens} tokens (cap {x.token_cap})")
+        for shown in report.listings:
+            print(f"listing ({shown.host} {shown.version}): {len(shown.shown)} Skill(s) offered, "
+                  f"{len(shown.dropped)} dropped, {len(shown.clipped)} clipped")
         print_findings(report.findings, ws.root, "audit")
     return 1 if args.strict and report.findings else 0

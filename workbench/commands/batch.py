@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import fnmatch
 import json
 import sys
 from pathlib import Path
@@ -22,23 +21,17 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemaining
 
 from workbench.commands.unconfined import add_flag, warn
 from workbench.core.budget import Budget
-from workbench.core.cases import load_case, load_cases
 from workbench.core.decide import Decision
 from workbench.core.errors import InputError
 from workbench.core.hostinfo import EFFORT_HELP
-from workbench.core.models import Case, RunRecord, StopRule
+from workbench.core.models import RunRecord
 from workbench.core.summary import decision_text
 from workbench.exitcodes import ExitCode
 
 if TYPE_CHECKING:
-    from workbench.core.tiers import Tier
-    from workbench.core.workspace import Workspace
-    from workbench.runner.arms import Arm
     from workbench.runner.batch import BatchConfig, BatchResult
+    from workbench.runner.doors import BatchForm
     from workbench.runner.executors import ExecutorChoice
-
-HOSTS = ("sim", "claude", "codex", "opencode", "gemini", "grok")
-
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `batch` subcommand."""
@@ -90,25 +83,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(handler=run)
 
 
-def select_cases(sel: str, folder: Path) -> list[Case]:
-    """Cases by id or glob (comma-separated), `all`, or case files; in the order given."""
-    available = load_cases(folder) if folder.is_dir() else []
-    if sel.strip() == "all":
-        if not available:
-            raise InputError(f"no cases in {folder}", field="--cases")
-        return available
-    out: list[Case] = []
-    for part in (s.strip() for s in sel.split(",") if s.strip()):
-        if part.endswith(".toml") and Path(part).is_file():
-            found = [load_case(part)]
-        else:
-            found = [c for c in available if fnmatch.fnmatchcase(c.id, part)]
-        if not found:
-            raise InputError(f"no case matches {part!r} in {folder}", field="--cases")
-        out += [c for c in found if c.id not in {o.id for o in out}]
-    return out
-
-
 def shown(path: Path, home: Path) -> str:
     """PATH as printed: relative to the current folder when inside it, else with the home as `~`, so a
     pasted log names neither the user's home nor their user name."""
@@ -124,46 +98,13 @@ def shown(path: Path, home: Path) -> str:
 def run(args: argparse.Namespace) -> int:
     """Build the batch from the workspace and options, run it with a progress bar, report."""
     from workbench.core.workspace import load_workspace
-    from workbench.modelstub import load_script
-    from workbench.runner.arms import parse_arms, resolve
-    from workbench.runner.batch import BatchAborted, BatchConfig, check_plan, run_batch
-    from workbench.runner.guard import Guard
+    from workbench.runner.batch import BatchAborted, run_batch
+    from workbench.runner.doors import batch_config
     from workbench.runner.proof import ProofFailed
-    from workbench.runner.request import confinement_for
 
     ws = load_workspace()
-    tier = tier_of(args, ws)
-    hosts = [h.strip() for h in (args.hosts or ",".join((tier and tier.hosts) or ws.config.defaults.hosts)).split(",")
-             if h.strip()]
-    for h in hosts:
-        if h not in HOSTS:
-            raise InputError(f"unknown host {h!r}; known: {', '.join(HOSTS)}", field="--hosts")
-    if args.retry_invalid and not args.resume:
-        raise InputError("--retry-invalid needs --resume", field="--retry-invalid")
-    choice = executor_choice(args)
-    cases = select_cases(args.cases, ws.cases_dir)
-    if tier is not None and tier.negatives:
-        cases += [c for c in select_cases("all", ws.cases_dir) if c.kind == "negative" and c not in cases]
-    arms = [resolve(ws, n, r) for n, r in parse_arms(args.arms)]
-    if args.control:
-        arms += control_arms(ws, arms, cases)
-    home = Path(args.home).resolve() if args.home else Path.home()
-    record = Path(args.record).resolve()
-    guarded = [ws.root, *(a.repo_root for a in arms), *map(Path, args.guard)]
-    guard = Guard.for_home(home, guarded, own=[record, record.with_name(record.name + ".torn")])
-    confinement = confinement_for("batch", unconfined=args.unconfined, home=home, checkouts=guard.checkouts)
-    cfg = BatchConfig(cases=cases, hosts=hosts, arms=arms, runs=args.runs or (tier.runs if tier else 1),
-                      record=record, jobs=args.jobs,
-                      model=args.model, effort=args.effort, resume=args.resume, retry_invalid=args.retry_invalid,
-                      confinement=confinement, guard=guard,
-                      fixture=ws.base_fixture if ws.base_fixture.is_dir() else None,
-                      script=load_script(args.script) if args.script else None, timeout=args.timeout,
-                      silence_timeout=args.silence_timeout, real_home=home, executor=choice,
-                      infra_retries=max(0, args.infra_retries))
-    cfg.stop = stop_rule(args, tier)
-    if cfg.stop is not None:
-        cfg.runs = cfg.stop.max_runs
-    cfg.binaries = check_plan(cfg)  # a missing host, model or impossible case is named before anything starts
+    cfg = batch_config(ws, form_of(args))
+    record, home, confinement = cfg.record, cfg.real_home or Path.home(), cfg.confinement
     warn(args, "batch")  # after every input check: bad input stays one line
     console = Console(file=sys.stderr, highlight=False)
     from workbench.runner.preview import batch_forecast, load_history
@@ -238,6 +179,21 @@ def run(args: argparse.Namespace) -> int:
     return int(ExitCode.OK if result.complete else ExitCode.FINDINGS)
 
 
+def form_of(args: argparse.Namespace) -> BatchForm:
+    """The batch door's form from the options (`runner.doors.batch_config` does the rest)."""
+    from workbench.runner.doors import BatchForm
+
+    return BatchForm(arms=tuple(a for a in args.arms.split(",") if a.strip()), cases=tuple(args.cases.split(",")),
+                     hosts=tuple(h.strip() for h in (args.hosts or "").split(",") if h.strip()), runs=args.runs,
+                     jobs=args.jobs, record=Path(args.record), model=args.model, effort=args.effort,
+                     script=Path(args.script) if args.script else None, resume=args.resume,
+                     retry_invalid=args.retry_invalid, unconfined=args.unconfined, timeout=args.timeout,
+                     silence_timeout=args.silence_timeout, guard=tuple(map(Path, args.guard)),
+                     home=Path(args.home) if args.home else None, until_decided=args.until_decided,
+                     alpha=args.alpha, max_runs=args.max_runs, control=args.control, tier=args.tier,
+                     executor=executor_choice(args), infra_retries=args.infra_retries)
+
+
 def executor_choice(args: argparse.Namespace) -> ExecutorChoice:
     """The executor options; Ray options without `--executor ray`, or Ray not installed, are bad input."""
     import importlib.util
@@ -251,42 +207,6 @@ def executor_choice(args: argparse.Namespace) -> ExecutorChoice:
     if importlib.util.find_spec("ray") is None:
         raise InputError("--executor ray needs the ray extra: pip install 'trigger-workbench[ray]'", field="--executor")
     return ExecutorChoice(kind="ray", address=args.address, login_slots=parse_login_slots(args.login_slots))
-
-
-def tier_of(args: argparse.Namespace, ws: Workspace) -> Tier | None:
-    """The `--tier` preset (None without one); an unknown name is bad input naming the known ones."""
-    if args.tier is None:
-        return None
-    tiers = ws.config.tiers
-    if args.tier not in tiers:
-        raise InputError(f"no tier {args.tier!r}; known: {', '.join(tiers)}", field="--tier")
-    return tiers[args.tier]
-
-
-def stop_rule(args: argparse.Namespace, tier: Tier | None = None) -> StopRule | None:
-    """The stop rule from the options over the tier: until-decided, or fixed with the tier's name (None:
-    fixed --runs, no tier)."""
-    until = args.until_decided or (tier is not None and tier.until_decided)
-    if not until:
-        if args.alpha is not None or args.max_runs is not None:
-            raise InputError("--alpha and --max-runs go with --until-decided", field="--max-runs")
-        if tier is None:
-            return None
-        runs = args.runs or tier.runs
-        if tier.min_runs is not None and runs < tier.min_runs:
-            raise InputError(f"tier {args.tier} needs at least {tier.min_runs} runs, got --runs {runs}", field="--runs")
-        return StopRule(rule="fixed", max_runs=runs, tier=args.tier)
-    max_runs = args.max_runs if args.max_runs is not None else (tier.max_runs if tier else None)
-    if max_runs is None or max_runs < 1:
-        raise InputError("--until-decided needs --max-runs N (at least 1)", field="--max-runs")
-    alpha = args.alpha if args.alpha is not None else (tier.alpha if tier else 0.05)
-    if not 0 < alpha < 1:
-        raise InputError(f"--alpha must be between 0 and 1, got {alpha}", field="--alpha")
-    from workbench.runner.arms import parse_arms
-
-    names = [n for n, _ in parse_arms(args.arms)]
-    return StopRule(rule="until-decided", max_runs=max_runs, alpha=alpha, compare=names[:2],
-                    tier=args.tier if tier else None)
 
 
 def budget_of(args: argparse.Namespace, cfg: BatchConfig, history: list[RunRecord], console: Console) -> Budget | None:
@@ -325,30 +245,3 @@ def result_json(result: BatchResult, invalid: int, state: str) -> dict[str, obje
             "decisions": [{"host": d.comparison.host, "target": d.comparison.target, "kind": d.comparison.kind,
                            "pairs": d.pairs, "only_a": d.only_a, "only_b": d.only_b, "e_value": d.e_value,
                            "better": d.better, "more_pairs": d.more_pairs} for d in result.decisions.values()]}
-
-
-def control_arms(ws: Workspace, arms: list[Arm], cases: list[Case]) -> list[Arm]:
-    """The no-row controls: per row the positive cases target, the first arm's commit without that row,
-    run only with that row's cases."""
-    from dataclasses import replace
-
-    from workbench.authoring.arms import create_control
-    from workbench.core.control import CONTROL
-    from workbench.runner.arms import resolve
-
-    if any(a.name == CONTROL for a in arms):
-        raise InputError(f"--control adds the arm {CONTROL!r}; another arm has that name", field="--arms")
-    base = arms[0]
-    if base.sha is None:
-        raise InputError("--control needs a committed first arm", field="--control")
-    by_target: dict[str, set[str]] = {}
-    for c in cases:
-        if c.kind == "positive":
-            by_target.setdefault(c.target, set()).add(c.id)
-    if not by_target:
-        raise InputError("--control needs a positive case (its target is the row removed)", field="--control")
-    out = []
-    for target, ids in by_target.items():
-        info = create_control(ws, base.sha, [target])
-        out.append(replace(resolve(ws, CONTROL, info.sha or info.ref), cases=frozenset(ids)))
-    return out

@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -25,10 +25,10 @@ from workbench.core.records import append_record
 from workbench.core.runstate import RunState
 from workbench.core.workspace import load_workspace
 from workbench.exitcodes import ExitCode
-from workbench.modelstub import load_script
 from workbench.runner.redact import Redactor
 
-HOST_CHOICES = NAMES  # the host registry (workbench.core.hostinfo)
+if TYPE_CHECKING:
+    from workbench.runner.doors import CanaryForm
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,14 +36,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("canary", help="run one case once on one host, live, and record it",
                        description="Run ONE case in a fresh throwaway git repo, stream its tool calls live, "
                                    "score it and append one record (condition canary).")
-    p.add_argument("case", nargs="?", help="a case id of the workspace's cases/ or a case TOML file")
-    p.add_argument("--host", required=True, choices=HOST_CHOICES)
+    p.add_argument("case", nargs="?", help="a case id of the workspace's cases/ or a case TOML file (default with a "
+                   "--script canary file: the case it carries)")
+    p.add_argument("--host", required=True, choices=NAMES)
     p.add_argument("--arm", metavar="NAME[=REF]", help="the arm under test: NAME=REF (a git ref of the plugin "
                    "repo, or @worktree for uncommitted edits) or a workspace arm's NAME (`workbench arm list`)")
     model = p.add_mutually_exclusive_group()
     model.add_argument("--model", help="a real model name (uses your login); sim: the reported model name")
-    model.add_argument("--script", metavar="FILE", help="a host-neutral script (.json/.toml) for the "
-                       "scripted model server (real hosts) or the sim; sim without it runs its policy")
+    model.add_argument("--script", metavar="FILE", help="a host-neutral script (.json/.toml) or a "
+                       "canary file (canaries/*.json: its script) for the scripted model server (real hosts) or the "
+                       "sim; sim without it runs its policy")
     p.add_argument("--effort", help=EFFORT_HELP)
     p.add_argument("--record", metavar="FILE", help="records file to append to (default records/canary.jsonl)")
     p.add_argument("--json", action="store_true", help="print only the record JSON on stdout")
@@ -121,6 +123,19 @@ class LiveView:
             self.console.print(f"      [dim]{escape(trim(self.clean(call.result), 100))}[/dim]")
 
 
+def form_of(args: argparse.Namespace, case: Case) -> CanaryForm:
+    """The canary door's form from the options (`runner.doors.canary_request` does the rest)."""
+    from workbench.core.arms import WORKTREE
+    from workbench.runner.doors import CanaryForm
+
+    return CanaryForm(case=case, host=args.host, model=args.model, effort=args.effort,
+                      script=Path(args.script) if args.script else None, arm=args.arm or WORKTREE,
+                      plugin=Path(args.plugin) if args.plugin else None,
+                      fixture=Path(args.fixture) if args.fixture else None,
+                      record=Path(args.record) if args.record else None, timeout=args.timeout,
+                      silence_timeout=args.silence_timeout, unconfined=args.unconfined)
+
+
 def trim(text: str, width: int) -> str:
     """One line of at most WIDTH characters."""
     flat = " ".join(text.split())
@@ -129,11 +144,9 @@ def trim(text: str, width: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Resolve the case and options, run the canary, print and record it."""
-    from workbench.runner.arms import resolve, split_spec
+    from workbench.runner.doors import canary_record, canary_request, script_case
     from workbench.runner.execute import execute
-    from workbench.runner.guard import checkouts_of
     from workbench.runner.proof import ProofFailed
-    from workbench.runner.request import build_request
 
     ws = load_workspace()
     if args.prompt is not None:
@@ -142,23 +155,19 @@ def run(args: argparse.Namespace) -> int:
         case = ad_hoc_case(args)
     elif args.case:
         case = find_case(args.case, ws.cases_dir)
+        carried = script_case(args.script) if args.script else None
+        if carried is not None:
+            print(f"workbench: note: {args.script} carries its own case ({carried.id}); it runs on {case.id} "
+                  "as asked, where its reads may find no file", file=sys.stderr)
     else:
-        raise InputError("give a CASE (id or file) or an ad hoc --prompt with --require", field="CASE")
-    plugin = Path(args.plugin) if args.plugin else ws.plugin_dir
-    if not plugin.is_dir():
-        raise InputError(f"plugin folder not found: {plugin}", field="--plugin")
-    fixture = Path(args.fixture) if args.fixture else ws.base_fixture
-    if args.fixture and not fixture.is_dir():
-        raise InputError(f"fixture folder not found: {fixture}", field="--fixture")
-    script = load_script(args.script) if args.script else None
-    arm = resolve(ws, *split_spec(args.arm), plugin=plugin, allow_worktree=True) if args.arm else None
-    record_path = Path(args.record).resolve() if args.record else ws.records_dir / "canary.jsonl"
-    repos = {ws.root, *([arm.repo_root] if arm is not None else [])}
-    req = build_request(case, args.host, door="canary", plugin=plugin, arm=arm, model=args.model, script=script,
-                        effort=args.effort,
-                        fixture=fixture, timeout=args.timeout, silence_timeout=args.silence_timeout,
-                        unconfined=args.unconfined, checkouts=sorted(repos), guarded=checkouts_of(repos),
-                        own=[record_path, record_path.with_name(record_path.name + ".torn")])
+        carried = script_case(args.script) if args.script else None
+        if carried is None:
+            raise InputError("give a CASE (id or file), an ad hoc --prompt with --require, or a --script canary "
+                             "file that carries its own case", field="CASE")
+        case = carried
+    form = form_of(args, case)
+    req = canary_request(ws, form)
+    record_path = canary_record(ws, form)
     warn(args, "canary")  # after every input check: bad input stays one line
     out = sys.stderr if args.json else sys.stdout
     view = LiveView(case, out)

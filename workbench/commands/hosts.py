@@ -13,16 +13,17 @@ from dataclasses import asdict
 from pathlib import Path
 
 from workbench.core.errors import InputError
+from workbench.core.hostinfo import NPM_HOSTS
 from workbench.exitcodes import ExitCode
-from workbench.hosts.install import PINNED, hosts_dir, install, status
+from workbench.hosts.install import hosts_dir, install, status
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `hosts` subcommand and its `install` action."""
     p = sub.add_parser("hosts", help="list the pinned host CLIs (or install them)")
     p.add_argument("action", nargs="?", choices=("list", "install"), default="list")
-    p.add_argument("--only", action="append", choices=tuple(PINNED), metavar="HOST",
-                   help=f"only this host ({', '.join(PINNED)}); repeatable")
+    p.add_argument("--only", action="append", choices=NPM_HOSTS, metavar="HOST",
+                   help=f"only this host ({', '.join(NPM_HOSTS)}); repeatable")
     p.add_argument("--dir", help="install directory (default: $WORKBENCH_HOSTS_DIR or the user cache)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run)
@@ -31,7 +32,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     """List or install."""
     root = Path(args.dir).resolve() if args.dir else hosts_dir()
-    chosen = list(dict.fromkeys(args.only or PINNED))
+    chosen = list(dict.fromkeys(args.only or NPM_HOSTS))
     if args.action == "install":
         print(f"workbench: installing {', '.join(chosen)} into {root} ...", file=sys.stderr)
         install(chosen, root)

@@ -17,7 +17,7 @@ from workbench.commands.unconfined import add_flag, warn
 from workbench.core.hostinfo import EFFORT_HELP, NAMES
 from workbench.core.records import append_record
 from workbench.exitcodes import ExitCode
-from workbench.runner.live import DEFAULT_CASE
+from workbench.runner.live import DEFAULT_CASE  # the help text names it
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -45,21 +45,19 @@ def run(args: argparse.Namespace) -> int:
     """Resolve the workspace, case and host; run once; print the verdict and any guard finding."""
     from workbench.core.cases import find_case
     from workbench.core.workspace import load_workspace
-    from workbench.modelstub import load_script
+    from workbench.runner.doors import PostinstallForm, postinstall_case, postinstall_record, postinstall_request
     from workbench.runner.execute import execute
     from workbench.runner.proof import ProofFailed
-    from workbench.runner.request import build_request
 
     ws = load_workspace()
-    case = find_case(args.case, ws.cases_dir) if args.case else find_case(str(ws.root / DEFAULT_CASE), ws.cases_dir)
-    home = Path(args.home).resolve() if args.home else Path.home()
-    record_path = Path(args.record).resolve() if args.record else ws.records_dir / "live-install.jsonl"
-    guarded = [ws.root, ws.plugin_dir, *map(Path, args.guard)]
-    req = build_request(case, args.host, door="postinstall", plugin=ws.plugin_dir, model=args.model, effort=args.effort,
-                        script=load_script(args.script) if args.script else None, fixture=ws.base_fixture,
-                        home=home, guarded=guarded, own=[record_path], checkouts=guarded,
-                        binary=Path(args.binary) if args.binary else None, timeout=args.timeout,
-                        silence_timeout=args.silence_timeout, unconfined=args.unconfined)
+    form = PostinstallForm(case=find_case(args.case, ws.cases_dir) if args.case else None, host=args.host,
+                           model=args.model, effort=args.effort, script=Path(args.script) if args.script else None,
+                           home=Path(args.home) if args.home else None,
+                           record=Path(args.record) if args.record else None,
+                           binary=Path(args.binary) if args.binary else None, guard=tuple(map(Path, args.guard)),
+                           timeout=args.timeout, silence_timeout=args.silence_timeout, unconfined=args.unconfined)
+    req = postinstall_request(ws, form)
+    case, record_path = postinstall_case(ws, form), postinstall_record(ws, form)
     warn(args, "postinstall")  # after every input check: bad input stays one line
     record_path.parent.mkdir(parents=True, exist_ok=True)
     try:

@@ -15,8 +15,9 @@ from typing import IO, Any
 from workbench.core.errors import InputError
 from workbench.core.events import ParsedRun
 from workbench.core.fingerprints import content_evidence
+from workbench.core.hostinfo import NAMES
 from workbench.core.models import Score, ScoreSpec
-from workbench.core.parsers import HOSTS, parse_lines
+from workbench.core.parsers import parse_lines
 from workbench.core.parsers.common import capped_lines
 from workbench.core.scoring import score
 from workbench.exitcodes import ExitCode
@@ -27,7 +28,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `score` subcommand."""
     p = sub.add_parser("score", help="score one raw host stream against required files and a moment")
     p.add_argument("stream", help="the host's stdout, saved as a file ('-' for stdin)")
-    p.add_argument("--host", required=True, choices=HOSTS)
+    p.add_argument("--host", required=True, choices=NAMES)
     p.add_argument("--require", action="append", required=True, metavar="FILE",
                    help="a file that must be read (path suffix); repeatable")
     p.add_argument("--kind", required=True, choices=("positive", "negative"))
@@ -89,6 +90,7 @@ def to_payload(spec: ScoreSpec, parsed: ParsedRun, result: Score) -> dict[str, A
         "moment_basis": result.moment_basis,
         "order_basis": result.order_basis,
         "read_basis": dict(result.read_basis),
+        "fired_by": result.fired_by,
         "conflicts": [c.model_dump(exclude_none=True) for c in result.conflicts],
         "calls": calls,
         "host_version": parsed.init.host_version if parsed.init else None,

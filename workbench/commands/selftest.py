@@ -11,8 +11,8 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
-from workbench.commands.canary import HOST_CHOICES
 from workbench.commands.unconfined import add_flag, warn
+from workbench.core.hostinfo import NAMES
 from workbench.core.workspace import load_workspace
 from workbench.exitcodes import ExitCode
 from workbench.hosts import REAL_HOSTS
@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        description="Run every scripted scenario of canaries/ through each host and check "
                                    "the verdict each must produce (default hosts: sim plus every "
                                    "installed real host).")
-    p.add_argument("--host", action="append", choices=HOST_CHOICES, help="a host to test; repeatable")
+    p.add_argument("--host", action="append", choices=NAMES, help="a host to test; repeatable")
     p.add_argument("--only", action="append", metavar="SCENARIO", help="run only this scenario; repeatable")
     p.add_argument("--workers", type=int, default=6, help="runs in parallel (default 6)")
     add_flag(p)

@@ -91,6 +91,8 @@ def cell_text(cell: dict[str, Any]) -> str:
         text += " clean"
     elif cell["read_noaction"]:
         text += f" ({cell['read_noaction']} read, no action)"
+    if cell.get("fired_by_subagent"):
+        text += f" ({cell['fired_by_subagent']} fired by subagent)"
     if cell["flaky"]:
         text += " FLAKY"
     if cell["invalid"]:
@@ -102,11 +104,11 @@ def render_md(data: dict[str, Any]) -> str:
     """One table per host/model/effort: targets as rows, arms as columns; then details."""
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for cell in data["runs"]:
-        key = (cell["host"], cell["model"], cell["effort"], cell["reads_verified"])
+        key = (cell["host"], cell["model"], cell["effort"], cell["reads_verified"], cell["script_digest"])
         groups.setdefault(key, []).append(cell)
     out: list[str] = []
-    for (host, model, effort, verified), cells in groups.items():
-        title = ", ".join(str(x) for x in (host, model, effort) if x)
+    for (host, model, effort, verified, _script), cells in groups.items():
+        title = ", ".join(str(x) for x in (host, model, effort, tables.script_part(cells[0])) if x)
         out.append(f"## {title}" + ("" if verified else " (NO CALL STATUS: reads not verified, kept apart)"))
         arms = list(dict.fromkeys((c["source"] or c["arm"] or "-", arm_label(c)) for c in cells))
         rows = list(dict.fromkeys((c["target"], c["kind"]) for c in cells))

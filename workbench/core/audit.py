@@ -1,20 +1,20 @@
 """Audit of a workspace's plugin: links that go nowhere, procedures nothing links, always-loaded budget.
 
 EMPTY-GLOB: a routing or procedure glob matches no file. DANGLING: a row links a file that does
-not exist. UNINDEXED: a procedure file (the workspace's procedure globs) that no row links and no
-routing file or procedure reached from them mentions. BUDGET: per host, the text it loads at
+not exist. UNINDEXED: a procedure file (the workspace's procedure globs) that no row links and nothing
+reaches from what the hosts load (`core.reach`). BUDGET: per host, the text it loads at
 session start (`session_load`: Skill front matter, instruction files, hook-injected files; lines,
 characters, estimated tokens at ~4 characters a token) against the workspace's caps.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.core.lint import Finding
-from workbench.core.markdown import read_text, references
+from workbench.core.listing import LIMITS, Entry, Listing, listed_name, listing, offered
+from workbench.core.reach import TEMPLATE, exists_exactly, host_starts, reachable
 from workbench.core.routing import Row
 from workbench.core.session_load import Loaded, hosts, session_load
 from workbench.core.workspace import Workspace
@@ -52,6 +52,8 @@ class AuditReport:
     """The largest host budget."""
     budgets: list[Budget] = field(default_factory=list)
     """One budget per host."""
+    listings: list[Listing] = field(default_factory=list)
+    """Per modelled host, what it would offer (`core.listing`)."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -59,21 +61,10 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
-_TEMPLATE = re.compile(r"\{[^}/]*\}|<[^>/]*>|\*+")
-
-
-def exists_exactly(path: Path) -> bool:
-    """PATH is a file whose every component matches case-sensitively (also on case-folding disks)."""
-    if not path.is_file():
-        return False
-    parent = path.parent
-    return path.name in {p.name for p in parent.iterdir()} if parent.is_dir() else False
-
-
 def link_exists(target: str, path: Path) -> bool:
     """The linked file exists; a templated path (`{language}/x.md`, `<name>.md`) exists when any file matches."""
-    if _TEMPLATE.search(target):
-        pattern = _TEMPLATE.sub("*", path.as_posix())
+    if TEMPLATE.search(target):
+        pattern = TEMPLATE.sub("*", path.as_posix())
         root = Path(pattern.split("*", 1)[0]).parent
         return root.is_dir() and any(root.glob(pattern[len(root.as_posix()) + 1:]))
     return exists_exactly(path)
@@ -104,93 +95,25 @@ def empty_globs(ws: Workspace) -> list[Finding]:
     return out
 
 
-def _skill_dir(file: Path, plugin: Path) -> Path | None:
-    """The folder of the nearest SKILL.md at or above FILE's folder, inside PLUGIN."""
-    for folder in (file.parent, *file.parent.parents):
-        if (folder / "SKILL.md").is_file():
-            return folder
-        if folder == plugin:
-            break
-    return None
-
-
-def resolve_reference(target: str, file: Path, plugin: Path) -> list[Path]:
-    """The existing files a mention of TARGET in FILE names, relative to FILE, its Skill, else the
-    plugin: one file, every file a templated path (`{language}/x.md`) matches, or every markdown file
-    of a mentioned folder (`themes/`)."""
-    bases = [file.parent, _skill_dir(file, plugin), plugin]
-    clean = target.removeprefix("@").lstrip("/")
-    for base in dict.fromkeys(b for b in bases if b is not None):
-        path = (base / clean).resolve()
-        if _TEMPLATE.search(clean):
-            found = [p.resolve() for p in base.glob(_TEMPLATE.sub("*", clean)) if p.is_file()]
-        elif clean.endswith("/") and path.is_dir():
-            found = sorted(p.resolve() for p in path.rglob("*.md"))
-        else:
-            found = [path] if exists_exactly(path) else []
-        if found:
-            return found
-    return []
-
-
-def case_twin(target: str, file: Path, plugin: Path) -> Path | None:
-    """A file TARGET names only when case is ignored (`FORMS.md` for `forms.md`): a real break on a
-    case-sensitive disk, reported as such rather than as an unlinked procedure."""
-    bases = [file.parent, _skill_dir(file, plugin), plugin]
-    clean = target.removeprefix("@").lstrip("/")
-    for base in dict.fromkeys(b for b in bases if b is not None):
-        folder = (base / clean).parent
-        if folder.is_dir():
-            twin = next((p for p in folder.iterdir() if p.name.lower() == Path(clean).name.lower()
-                         and p.name != Path(clean).name), None)
-            if twin is not None:
-                return twin.resolve()
-    return None
-
-
-_DIR_WORD = re.compile(r"`((?:[\w{}.-]+/)+)`")
-
-
-def reachable(starts: list[Path], plugin: Path) -> tuple[set[Path], dict[Path, str]]:
-    """Every markdown file reached from STARTS by links, `path.md` code spans, bare `path.md` words or
-    `folder/` code spans, followed through each file reached (a procedure linked from another
-    procedure is indexed); and the files mentioned only with another case (file -> the mention)."""
-    seen: set[Path] = set()
-    twins: dict[Path, str] = {}
-    todo = [p.resolve() for p in starts]
-    while todo:
-        file = todo.pop()
-        if file in seen or not file.is_file() or file.suffix.lower() != ".md":
-            continue
-        seen.add(file)
-        text = read_text(file)
-        for target in [*references(text), *_DIR_WORD.findall(text)]:
-            found = resolve_reference(target, file, plugin)
-            todo += [p for p in found if p not in seen]
-            if not found:
-                twin = case_twin(target, file, plugin)
-                if twin is not None:
-                    twins.setdefault(twin, f"{target} in {file.name}")
-    return seen, twins
-
-
 def unindexed(rows: list[Row], procedures: list[Path], *, plugin: Path | None = None,
               starts: list[Path] | None = None) -> list[Finding]:
-    """A finding per procedure file that no row links and no file reachable from the routing files
-    (or STARTS: routing and always-loaded files) mentions; routing files themselves excluded."""
+    """A finding per procedure file that no row links and nothing reaches (`core.reach`) from what the
+    hosts load from PLUGIN, the routing files and STARTS (session-start files); routing files excluded."""
     linked = {link.path.resolve() for row in rows for link in row.links}
     sources = {row.file.resolve() for row in rows if row.file is not None}
     twins: dict[Path, str] = {}
     if plugin is not None:
-        reached, twins = reachable([*sources, *(starts or []), *(p for p in linked if p.is_file())], plugin)
-        linked |= reached
+        loaded = host_starts(plugin)
+        reached, twins = reachable([*sources, *(starts or []), *loaded, *(p for p in linked if p.is_file())],
+                                   plugin)
+        linked |= reached | set(loaded)
     out: list[Finding] = []
     for p in procedures:
         if p.resolve() in linked or p.resolve() in sources or p.name == "SKILL.md":
             continue  # a SKILL.md is a Skill the host lists, not a procedure a row must link
         twin = twins.get(p.resolve())
         why = f"mentioned only as {twin} (case differs: a miss on a case-sensitive disk)" if twin else \
-            "linked by no routing row, routing file or procedure"
+            "reached from nothing a host loads (no row, Skill, command, agent or procedure names it)"
         out.append(Finding("UNINDEXED", "error", f"{p.name} is {why}", p, None))
     return out
 
@@ -213,6 +136,27 @@ def measure(host: str, loaded: list[Loaded], *, token_cap: int, line_cap: int | 
     return measured, findings
 
 
+def listing_findings(rows: list[Row], instructions: dict[str, list[Path]] | None = None,
+                     data: dict[Path, bytes] | None = None) -> tuple[list[Listing], list[Finding]]:
+    """Per modelled host, what it would offer of ROWS' Skills (description rows, in row order) and
+    INSTRUCTIONS files (host -> files, root first, with their DATA); a NOT-OFFERED finding per row the
+    host would drop or clip away."""
+    entries = [Entry(listed_name(r), r.file, r.trigger) for r in rows if r.kind == "description" and r.file is not None]
+    out: list[Listing] = []
+    findings: list[Finding] = []
+    for host in LIMITS:
+        files = (instructions or {}).get(host, [])
+        shown = listing(host, entries, tuple((f, (data or {}).get(f, b"")) for f in files))
+        out.append(shown)
+        for row in rows:
+            if not offered(row, shown):
+                why = "its Skill is dropped from the listing (budget)" if listed_name(row) in shown.dropped else \
+                    "clipped away (description cap or instruction-file cap)"
+                findings.append(Finding("NOT-OFFERED", "error", f"{host} {shown.version}: {why}", row.file, row.line,
+                                        row.id))
+    return out, findings
+
+
 def audit(ws: Workspace, rows: list[Row]) -> AuditReport:
     """Audit the workspace's plugin given its parsed ROWS."""
     cfg = ws.config.audit
@@ -227,6 +171,9 @@ def audit(ws: Workspace, rows: list[Row]) -> AuditReport:
                                   char_cap=cfg.char_cap)
         budgets.append(measured)
         over += found
+    agents = [p for p in (ws.plugin_dir / "AGENTS.md",) if p.is_file() and p.resolve() in set(routing)]
+    listings, not_offered = listing_findings(rows, {"codex": agents}, {p: p.read_bytes() for p in agents})
+    over += not_offered
     orphans = unindexed(rows, ws.procedure_files(), plugin=ws.plugin_dir, starts=list(dict.fromkeys(starts)))
     return AuditReport(empty_globs(ws) + dangling(rows) + orphans + over,
-                       max(budgets, key=lambda b: b.tokens) if budgets else None, budgets)
+                       max(budgets, key=lambda b: b.tokens) if budgets else None, budgets, listings)

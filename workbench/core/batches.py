@@ -96,8 +96,3 @@ def settled(records: list[RunRecord], everything: list[RunRecord]) -> bool:
         cases.setdefault((r.host, r.target, r.kind), set()).add(r.case_id or "")
     return all(d.decided or d.pairs >= rule.max_runs * len(cases.get((k.host, k.target, k.kind), ()))
                for k, d in found.items())
-
-
-def partial_batches(records: Iterable[RunRecord]) -> list[BatchState]:
-    """The batches with fewer valid runs than planned."""
-    return [s for s in batch_states(records) if s.partial]

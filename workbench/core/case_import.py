@@ -106,6 +106,17 @@ def _target(target: str, rows: list[Row]) -> tuple[str, list[str], str]:
     raise InputError(unknown_row_message(rows, target) + " and no Skill has that name", field="--target")
 
 
+def _dangling(required: list[str], rows: list[Row]) -> list[str]:
+    """The REQUIRED keys whose every linked file is missing (a case could never read them)."""
+    found: dict[str, bool] = {}
+    for row in rows:
+        for link in row.links:
+            key = required_key(link, row)
+            if key in required:
+                found[key] = found.get(key, False) or link.path.is_file()
+    return [key for key in required if found.get(key) is False]
+
+
 def _load_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -122,6 +133,8 @@ def _unmapped(item: dict[str, Any], mapped: set[str], where: str = "") -> list[s
 def _trigger_cases(items: list[Any], path: Path, rows: list[Row], *, target: str, prompt_keys: tuple[str, ...],
                    mapped: set[str], id_prefix: str, field_prefix: str) -> list[Imported]:
     case_target, required, what = _target(target, rows)
+    dangling = _dangling(required, rows)
+    required = [f for f in required if f not in dangling]
     out: list[Imported] = []
     for index, item in enumerate(items):
         prompt = next((item.get(k) for k in prompt_keys if isinstance(item, dict) and isinstance(item.get(k), str)),
@@ -131,13 +144,18 @@ def _trigger_cases(items: list[Any], path: Path, rows: list[Row], *, target: str
                              field=f"{field_prefix}[{index}].{prompt_keys[0]}")
         notes: list[str] = []
         case_id = slug(f"{id_prefix}-{item.get('id', index + 1)}")
-        if item.get("should_trigger") is False:
+        flag = item.get("should_trigger", True)
+        if not isinstance(flag, bool):
+            raise InputError(f"should_trigger must be true or false, not {flag!r}", file=str(path),
+                             field=f"{field_prefix}[{index}].should_trigger")
+        if flag is False:
             case = _case({"id": case_id, "target": "none", "kind": "negative", "prompt": prompt, "moment": "end"})
             notes.append("should_trigger false: negative against every linked procedure; moment `end` assumed")
         else:
             case = _case({"id": case_id, "target": case_target, "kind": "positive", "prompt": prompt,
                           "required": required})
             notes.append(f"target {what}: its linked procedures are required; set `moment` by hand (edit assumed)")
+            notes += [f"required {f!r} is dangling (no such file): left out" for f in dangling]
         out.append(Imported(case, notes, unmapped=_unmapped(item, mapped)))
     return out
 

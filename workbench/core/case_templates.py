@@ -7,12 +7,14 @@ the moment is the end of the run) and `command` (a named shell command is the mo
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Literal
+
+import tomlkit
+import tomlkit.items
 
 from workbench.core.errors import InputError
 from workbench.core.models import Case, RunRecord
@@ -47,27 +49,31 @@ def from_template(template: str, row: Row, *, case_id: str | None = None, prompt
                 required=[required_key(link, row) for link in row.links], moment=moment)
 
 
-def _toml_value(value: object) -> str:
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in value.items()) + " }"
-    raise TypeError(f"cannot write {value!r} as TOML")
-
-
 def case_toml(case: Case, *, comment: str = "") -> str:
-    """A case as TOML (id, target, kind, prompt, required, moment, then any non-default fields)."""
-    lines = [f"# {line}".rstrip() for line in comment.splitlines()]
+    """A case as TOML (id, target, kind, prompt, required, moment, then any non-default fields), via tomlkit."""
+    doc = tomlkit.document()
+    for line in comment.splitlines():
+        doc.add(tomlkit.comment(line) if line.strip() else tomlkit.ws("#\n"))
     data = case.model_dump(exclude_defaults=True)
     for key in ("id", "target", "kind", "prompt", "required", "moment", "extra_files", "exceptions"):
         if key in data or key in ("required", "moment"):
-            lines.append(f"{key} = {_toml_value(data.get(key, getattr(case, key)))}")
-    for branch in case.branches:
-        lines += ["", "[[branches]]", f"name = {_toml_value(branch.name)}", f"message = {_toml_value(branch.message)}",
-                  f"files = {_toml_value(branch.files)}"]
-    return "\n".join(lines) + "\n"
+            value = data.get(key, getattr(case, key))
+            doc[key] = _inline(value) if isinstance(value, dict) else value
+    if case.branches:
+        branches = tomlkit.aot()
+        for branch in case.branches:
+            table = tomlkit.table()
+            table.update({"name": branch.name, "message": branch.message, "files": _inline(branch.files)})
+            branches.append(table)
+        doc.add(tomlkit.nl())
+        doc["branches"] = branches
+    return doc.as_string()
+
+
+def _inline(value: Mapping[str, object]) -> tomlkit.items.InlineTable:
+    table = tomlkit.inline_table()
+    table.update(value)
+    return table
 
 
 def naive_problems(case: Case, rows: list[Row]) -> list[str]:
@@ -77,10 +83,11 @@ def naive_problems(case: Case, rows: list[Row]) -> list[str]:
     prompt = case.prompt.lower()
     problems: list[str] = []
     for skill in sorted({row.skill.split(":")[-1] for row in rows}):
-        if re.search(rf"(?<![\w-])/?{re.escape(skill.lower())}(?![\w-])", prompt):
+        if re.search(rf"(?<![\w.-])/?{re.escape(skill.lower())}(?![\w-]|\.\w)", prompt):
             problems.append(f"the prompt names the Skill {skill!r}")
     for name in sorted({Path(link.target).name for row in rows for link in row.links}):
-        if name.lower() in prompt or Path(name).stem.lower() + " procedure" in prompt:
+        named = re.search(rf"(?<![\w.-]){re.escape(name.lower())}(?![\w-])", prompt)
+        if named or Path(name).stem.lower() + " procedure" in prompt:
             problems.append(f"the prompt names the procedure file {name!r}")
     return problems
 

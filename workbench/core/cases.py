@@ -7,15 +7,13 @@ not halfway through a batch.
 
 from __future__ import annotations
 
-import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from workbench.core.errors import InputError
-from workbench.core.locate import field_name, key_line
+from workbench.core.locate import field_name, key_line, parse_toml
 from workbench.core.models import Case
 from workbench.core.moments import parse_moment
 from workbench.core.paths import suffix_match
@@ -39,11 +37,6 @@ def default_required(case: Case, rows: list[Row]) -> list[str]:
     if case.kind == "negative" and case.exceptions:
         required = [r for r in required if not any(suffix_match(r, e) or suffix_match(e, r) for e in case.exceptions)]
     return required
-
-
-def workspace_rows_for(path: Path) -> list[Row]:
-    """The routing rows of the workspace a case file belongs to (found upward from it)."""
-    return workspace_rows_and_recorded(path)[0]
 
 
 def workspace_rows_and_recorded(path: Path) -> tuple[list[Row], dict[str, str]]:
@@ -106,11 +99,7 @@ def load_case(path: str | Path, rows: list[Row] | None = None, recorded: dict[st
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read case: {exc}", file=str(path)) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        found = re.search(r"line (\d+)", str(exc))
-        raise InputError(f"invalid TOML: {exc}", file=str(path), line=int(found.group(1)) if found else None) from None
+    data = parse_toml(text, file=str(path))
     if rows is None:
         rows, recorded = workspace_rows_and_recorded(path)
     return parse_case(data, file=str(path), text=text, default_id=path.stem, rows=rows, recorded=recorded)

@@ -11,6 +11,7 @@ the command does; otherwise the message cannot be pinned on a file and content e
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import PurePosixPath
 
@@ -20,6 +21,8 @@ _REASONS = (
     r"No such file or directory|Permission denied|Operation not permitted|Is a directory|Not a directory"
 )
 _Q = "['\"\u2018\u2019`]"
+_ANY_REASON = re.compile(rf"{_REASONS}|E(?:NOENT|ACCES|PERM|ISDIR): ")
+"""Every pattern below needs one of these in the line: an output without any names no unreadable path."""
 
 _SPECIFIC = [
     # ls: cannot access 'x': ... / head: cannot open 'x' for reading: ... / stat: cannot stat 'x': ...
@@ -48,6 +51,8 @@ def _clean(path: str) -> str:
 def unreadable_paths(output: str) -> list[str]:
     """The paths OUTPUT says are missing or unreadable, in order of first mention, without repeats."""
     found: list[str] = []
+    if not _ANY_REASON.search(output):
+        return found
     for raw in output.splitlines():
         line = raw.rstrip("\r")
         match = None
@@ -69,8 +74,10 @@ def shell_unreadable(command: str | None, output: str) -> list[str]:
     """What a shell call's OUTPUT says it could not read: the paths the output names (never a mere
     program name: `cat: No such file or directory` names none), plus, for a pathless error, the
     one file COMMAND reads when that read is its only command (`cat F`, `cd D && cat F`)."""
+    if not _ANY_REASON.search(output):
+        return []  # no error message: nothing unreadable, with or without a path
     analysis = analyze(command) if command else None
-    programs = {PurePosixPath(argv[0]).name for argv in (analysis.simple_commands if analysis else []) if argv}
+    programs = {_name(argv[0]) for argv in (analysis.simple_commands if analysis else []) if argv}
     found = [p for p in unreadable_paths(output) if p not in programs]
     if analysis is None or not any(_pathless(line, programs) for line in output.splitlines()):
         return found
@@ -79,6 +86,11 @@ def shell_unreadable(command: str | None, output: str) -> list[str]:
     if len(reads) == 1 and len(acting) == 1 and reads[0] not in found:
         found.append(reads[0])
     return found
+
+
+@functools.lru_cache(maxsize=1024)
+def _name(program: str) -> str:
+    return PurePosixPath(program).name
 
 
 def _pathless(line: str, programs: set[str]) -> bool:

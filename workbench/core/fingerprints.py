@@ -26,9 +26,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from workbench.core.models import Call, ContentEvidence
+from workbench.core.models import Call, ContentEvidence, updated_call
 from workbench.core.paths import GLOB_CHARS, segments
-from workbench.core.shell import analyze
+from workbench.core.shell import reads_of
 
 MIN_DISTINCTIVE = 20
 """Shortest distinctive line (normalized characters): shorter lines are headings and boilerplate."""
@@ -89,6 +89,8 @@ class Fingerprints:
         """Procedure -> its distinctive lines (none: it can never be `shown`, only `absent`)."""
         self._index: dict[str, tuple[_Line, ...]] = {k: tuple(v) for k, v in index.items()}
         self._checkable = frozenset(p for p, own in lines.items() if own)
+        self.base_and_stem: dict[str, tuple[str, str]] = {p: _base_and_stem(p) for p in procedures}
+        """Procedure -> (base name, stem): what a call must name for an `absent` to be kept."""
 
     def match(self, output: str | None, truncated: bool = False) -> dict[str, ContentEvidence]:
         """Procedure -> shown / absent for one call's output (see the module docstring); None: {}."""
@@ -117,43 +119,71 @@ def _globbed(call: Call) -> bool:
     """Whether a path CALL reads is a glob (`cat procedures/*.md`): it could then read any procedure.
     Only the read operands count: `[ -f F ]` and `sys.argv[1]` hold a `[` but name no file."""
     if call.kind == "shell" and call.command:
-        return any(GLOB_CHARS.intersection(p) for p in analyze(call.command).reads)
+        return any(GLOB_CHARS.intersection(p) for p in reads_of(call.command))
     return bool(call.path and GLOB_CHARS.intersection(call.path))
 
 
-def _names(call: Call, path: str, globbed: bool) -> bool:
-    """Whether CALL names the procedure (its base name or stem) or reads a glob: only then can
-    command analysis claim a read of it, so only then is `absent` worth recording."""
-    text = " ".join(t for t in (call.command, call.path) if t)
+def _base_and_stem(path: str) -> tuple[str, str]:
+    base = segments(path)[-1] if segments(path) else path
+    return base, base.rsplit(".", 1)[0]
+
+
+def _call_text(call: Call) -> str:
+    return " ".join(t for t in (call.command, call.path) if t)
+
+
+def _names_in(text: str, base_and_stem: tuple[str, str], globbed: bool) -> bool:
+    """Whether a call whose command and path are TEXT names the procedure (its base name or stem) or
+    reads a glob: only then can command analysis claim a read of it, so only then is `absent` kept."""
     if not text:
         return False
     if globbed:
         return True
-    base = segments(path)[-1] if segments(path) else path
-    stem = base.rsplit(".", 1)[0]
+    base, stem = base_and_stem
     return base in text or (len(stem) >= 3 and stem in text)
 
 
 def call_evidence(fingerprints: Fingerprints, call: Call) -> Call:
     """CALL with its `evidence` filled from its live `output` (an edit's output is not a read: none).
 
-    `shown` is kept for every procedure, `absent` only for those the call names (see `_names`);
-    a call without output keeps the evidence it has (a record being rescored).
+    `shown` is kept for every procedure, `absent` only for those the call names (`_names_in`);
+    a call without output keeps the evidence it has (a record being rescored). A call whose evidence
+    comes out as it already was is returned as it is (calls are never changed in place).
     """
     if call.output is None or call.kind == "edit":
         return call
     found = fingerprints.match(call.output, call.output_truncated)
     globbed = any(e == "absent" for e in found.values()) and _globbed(call)
-    evidence = {p: e for p, e in found.items() if e == "shown" or _names(call, p, globbed)}
-    return call.model_copy(update={"evidence": evidence})
+    text = _call_text(call)
+    names = fingerprints.base_and_stem
+    evidence = {p: e for p, e in found.items() if e == "shown" or _names_in(text, names[p], globbed)}
+    if evidence == call.evidence:
+        return call
+    return updated_call(call, {"evidence": evidence})
+
+
+_BUILT: dict[tuple[tuple[str, str], ...], Fingerprints] = {}
+_KEEP_BUILT = 16
+
+
+def fingerprints_for(procedures: Mapping[str, str]) -> Fingerprints:
+    """The Fingerprints of these procedures, built once per process for the same texts: every run
+    (and every arm copy) of one plugin shares them, whatever folder the copy lives in."""
+    key = tuple(sorted(procedures.items()))
+    built = _BUILT.get(key)
+    if built is None:
+        if len(_BUILT) >= _KEEP_BUILT:
+            _BUILT.pop(next(iter(_BUILT)))
+        built = _BUILT[key] = Fingerprints(procedures)
+    return built
 
 
 def content_evidence(calls: Sequence[Call], procedures: Mapping[str, str]) -> list[Call]:
     """The calls with `evidence` filled from their outputs, against the run's procedures (path in
     the plugin copy -> text). The one function the record builder and `workbench score --plugin`
-    call; the fingerprints are built once for the whole run."""
+    call; the fingerprints are built once per plugin (`fingerprints_for`)."""
     if not procedures:
         return list(calls)
-    fingerprints = Fingerprints(procedures)
+    fingerprints = fingerprints_for(procedures)
     return [call_evidence(fingerprints, call) for call in calls]
 

@@ -3,9 +3,9 @@
 Real-model runs spend money and quota: the author sees runs, tokens, cost and wall time (with a
 range) before pressing go. Per planned run the history is the records of the same host, model and
 case when there are any, else of the same host and model; a quantity no earlier record knows is
-unknown (None), never 0. The range of a total is the normal approximation of a sum of independent
-runs (mean x n +- 1.645 sd sqrt(n), about 90%), clipped to what the cheapest and dearest runs seen
-would give.
+unknown (None), never 0; a scripted run (the model server on 127.0.0.1) costs 0. The range of a
+total is the normal approximation of a sum of independent runs (mean x n +- 1.645 sd sqrt(n),
+about 90%), clipped to what the cheapest and dearest runs seen would give.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from datetime import datetime
 from workbench.core.models import RunRecord
 
 Z90 = 1.645
+SCRIPTED = "scripted"
+"""The model a scripted run records: it costs nothing, whatever earlier records say."""
 
 
 @dataclass(frozen=True)
@@ -98,10 +100,12 @@ def forecast(plan: Sequence[PlannedRun], history: Iterable[RunRecord]) -> Foreca
     unknown: dict[str, None] = {}
     for p in plan:
         past = by_case.get((p.host, p.model, p.case_id)) or by_model.get((p.host, p.model), [])
-        if not past:
+        if not past and p.model != SCRIPTED:
             unknown[f"{p.host}/{p.model or 'default'}"] = None
         for name, get in (("tokens", run_tokens), ("cost", _cost), ("seconds", run_seconds)):
             samples[name].append([v for v in map(get, past) if v is not None])
+        if p.model == SCRIPTED:
+            samples["cost"][-1] = [0.0]  # the scripted model server on 127.0.0.1: no provider bills it
     return Forecast(len(plan), _total(samples["tokens"]), _total(samples["cost"]), _total(samples["seconds"]),
                     used, list(unknown))
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from workbench.core.errors import InputError
 from workbench.core.hostinfo import EFFORTS
-from workbench.core.models import Call, CaseKind, Marking, RunRecord, Usage, Verdict
+from workbench.core.models import CaseKind, Marking, RunRecord, Usage, Verdict
 from workbench.core.scoring import infer_kind, overall_verdict
 
 M = TypeVar("M", bound=BaseModel)
@@ -56,11 +56,6 @@ def call_fields(index: int, raw: list[Any], failed: set[int]) -> dict[str, Any]:
     elif arg:
         fields["arg"] = arg  # extra field: the target of a grep/glob/list tool
     return fields
-
-
-def convert_call(index: int, raw: list[Any], failed: set[int]) -> Call:
-    """One `[tool, arg]` pair as a Call."""
-    return Call.model_validate(call_fields(index, raw, failed))
 
 
 def convert_usage(raw: Any) -> Usage:

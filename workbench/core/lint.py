@@ -10,9 +10,23 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from workbench.core.lint_rules import ACTION_WORDS, EVENT, IMPERATIVES, RULES, RULES_BY_ID, Rule, Severity
-from workbench.core.routing import Row
+from workbench.core.lint_rules import (
+    ACTION_WORDS,
+    EVENT,
+    IMPERATIVES,
+    MOMENT_ACTIONS,
+    MOMENT_RULE,
+    RULES,
+    RULES_BY_ID,
+    Rule,
+    Severity,
+)
+from workbench.core.routing import Row, find_row
+
+if TYPE_CHECKING:
+    from workbench.core.models import Case
 
 
 @dataclass(frozen=True)
@@ -124,3 +138,50 @@ def lint_rows(rows: Iterable[Row], *, max_row_chars: int = 160, rules: Iterable[
     """Every finding of RULES on ROWS, in row order."""
     rules = list(rules)
     return [finding for row in rows for rule in rules for finding in CHECKS[rule.id](rule, row, max_row_chars)]
+
+
+def moment_action(moment: str) -> str:
+    """The action a before-clause should name for MOMENT (`pr` -> "opening or updating a PR"); `bash:RE`
+    names the command RE spells (`bash:^make\\s+deploy` -> "running `make deploy`"), `tool:RE` the tool;
+    a comma list joins its alternatives with "or". The one mapping: lint's messages and tune's rewrites."""
+    named = []
+    for part in (p.strip() for p in moment.split(",")):
+        kind, _, rest = part.partition(":")
+        if part in MOMENT_ACTIONS:
+            named.append(MOMENT_ACTIONS[part][0])
+        elif kind == "bash" and rest:
+            literal = re.sub(r"\\(.)", r"\1", re.sub(r"[\^$()|?*+\[\]{}]|\\[bsdw]", " ", rest))
+            named.append(f"running `{' '.join(literal.split())}`")
+        elif kind == "tool" and rest:
+            named.append(f"calling {' '.join(re.sub(r'[^A-Za-z0-9_-]+', ' ', rest).split())}")
+        elif part:
+            named.append(part)
+    return " or ".join(dict.fromkeys(named)) or "the action"
+
+
+def case_moments(rows: list[Row], cases: Iterable[Case]) -> dict[str, str]:
+    """Row id -> the moment its positive CASES measure (the first case's, in case order)."""
+    out: dict[str, str] = {}
+    for case in cases:
+        row = find_row(rows, case.target) if case.kind == "positive" and case.target else None
+        if row is not None and case.moment:
+            out.setdefault(row.id, case.moment)
+    return out
+
+
+def lint_moments(rows: Iterable[Row], moments: dict[str, str]) -> list[Finding]:
+    """A `moment-not-named` finding per row whose trigger never names the action its cases measure
+    (MOMENTS: row id -> the moment its positive cases use)."""
+    out: list[Finding] = []
+    for row in rows:
+        moment = moments.get(row.id)
+        if not moment or not row.links:
+            continue
+        parts = [p.strip() for p in moment.split(",")]
+        if any(p in ("edit", "end") for p in parts):
+            continue  # the work's first write or its end: any action the trigger names comes first
+        patterns = [MOMENT_ACTIONS[p][1] for p in parts if p in MOMENT_ACTIONS]
+        text = " ".join([row.trigger, *(lk.clause for lk in row.links)])
+        if patterns and not any(re.search(p, text, re.IGNORECASE) for p in patterns):
+            out.append(_finding(MOMENT_RULE, row, trigger=row.trigger, action=moment_action(moment), moment=moment))
+    return out

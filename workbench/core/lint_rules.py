@@ -41,7 +41,9 @@ IMPERATIVES = ACTION_WORDS + (
     "research", "reproduce", "prototype", "build", "draft", "specify", "spawn", "delegate", "dispatch",
     "consult", "ask", "record", "save", "generate", "refactor", "upgrade", "configure", "set", "modify",
     "investigate", "explain", "document", "grill", "stress-test", "prune", "profile", "benchmark", "port",
-    "trace", "replace",
+    "trace", "replace", "fill", "extract", "convert", "rotate", "split", "analyze", "analyse", "format", "parse",
+    "search", "find", "query", "scrape", "translate", "summarize", "summarise", "sign", "encrypt", "validate",
+    "verify", "lint", "package", "compile", "render", "export", "import", "upload", "download", "send", "schedule",
 )
 """Verbs that, first in a trigger, make it an imperative naming the action ("Edit tracked files ...").
 "claim" is deliberately absent: "Claim readiness" was measured as a state (0/5)."""
@@ -114,3 +116,26 @@ RULES: tuple[Rule, ...] = (
     ),
 )
 RULES_BY_ID = {rule.id: rule for rule in RULES}
+
+MOMENT_ACTIONS: dict[str, tuple[str, str]] = {
+    "edit": ("editing a file", r"\b(edit|writ|chang|modif|implement|fix|add|creat|updat|refactor)\w*"),
+    "commit": ("committing", r"\bcommit\w*"),
+    "pr": ("opening or updating a PR", r"\b(pr|prs|pull request|opening|open)\b"),
+    "merge": ("merging", r"\bmerg\w*"),
+    "release": ("tagging or shipping a release", r"\b(releas|tag|publish|ship)\w*"),
+    "issue": ("opening an issue", r"\bissues?\b"),
+    "end": ("answering", r"\b(answer|respond|repl|explain)\w*"),
+}
+"""Per moment preset: the action a before-clause names, and a pattern a trigger that names it matches."""
+
+MOMENT_RULE = Rule(
+    id="moment-not-named",
+    severity="error",
+    message="trigger {trigger!r} never names {action} (the moment its cases measure: {moment})",
+    checks="the trigger names the action the row's cases measure (their `moment`): a row measured at PR "
+           "opening names opening a PR",
+    evidence="\"Choose or run proof, review, or claim readiness\" starts with an imperative yet read 0/5 at PR "
+             "opening (#181); \"Before opening or updating a PR\" read 5/5 (#182).",
+    flags="| Choose or run proof, review, or claim readiness | [v](verify.md) |  (cases: moment pr)",
+    passes="| Before opening or updating a PR | [v](verify.md) |",
+)

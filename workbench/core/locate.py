@@ -1,9 +1,9 @@
 """Where a validation error points in a TOML/JSON file: the field as a path and, for TOML, its line.
 
 Every loader of a user-written file (cases, workspace, scripts) reports bad input the same way:
-file, line and field. The line comes from a walk of the TOML text that knows tables, arrays of
-tables (`[[branches]]`), dotted keys, inline tables and arrays, so `('branches', 1, 'name')` is the
-SECOND branch's `name`, not the first `name =` in the file.
+file, line and field (`parse_toml` for a file that is not TOML at all). The line comes from a walk
+of the TOML text that knows tables, arrays of tables (`[[branches]]`), dotted keys, inline tables
+and arrays, so `('branches', 1, 'name')` is the SECOND branch's `name`, not the first `name =`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,10 @@ from __future__ import annotations
 import bisect
 import contextlib
 import re
+import tomllib
+from typing import Any
+
+from workbench.core.errors import InputError
 
 Loc = tuple[int | str, ...]
 
@@ -44,6 +48,36 @@ def key_lines(text: str) -> dict[Loc, int]:
     with contextlib.suppress(_Stop, RecursionError):  # RecursionError: absurdly deep inline nesting
         walk.document()
     return walk.found
+
+
+def parse_toml(text: str, *, file: str) -> dict[str, Any]:
+    """TEXT as TOML; not TOML -> InputError naming FILE, the line and the field the error is in."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise toml_syntax_error(exc, text, file=file) from None
+
+
+def toml_syntax_error(exc: Exception, text: str, *, file: str) -> InputError:
+    """The InputError for a TOML parser's error EXC on TEXT (tomllib's or tomlkit's)."""
+    line = getattr(exc, "line", None)
+    if not isinstance(line, int):
+        found = re.search(r"line (\d+)", str(exc))
+        line = int(found.group(1)) if found else text.count("\n") + (not text.endswith("\n")) or 1
+    return InputError(f"invalid TOML: {exc}", file=file, line=line, field=field_near(text, line))
+
+
+def field_near(text: str, line: int | None) -> str | None:
+    """The field a TOML syntax error at LINE is in: the last key or table the text sets at or before it."""
+    if line is None:
+        return None
+    before = [(at, len(loc), loc) for loc, at in key_lines(text).items() if at <= line]
+    if not before:
+        return None
+    loc = max(before)[2]
+    while loc and isinstance(loc[-1], int):  # an item of an array value: name the key
+        loc = loc[:-1]
+    return field_name(loc) or None
 
 
 class _Stop(Exception):
@@ -259,6 +293,11 @@ def _escaped(text: str, at: int) -> bool:
 def _unescape(raw: str) -> str:
     """A quoted key's text (escapes are rare in keys; unknown ones are kept as written)."""
     simple = {'\\"': '"', "\\\\": "\\", "\\n": "\n", "\\t": "\t", "\\r": "\r", "\\b": "\b", "\\f": "\f"}
-    return re.sub(r"\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}|\\.",
-                  lambda m: chr(int(m.group()[2:], 16)) if m.group()[1] in "uU" else simple.get(m.group(), m.group()),
-                  raw)
+
+    def one(m: re.Match[str]) -> str:
+        escape = m.group()
+        if escape[1] in "uU" and len(escape) > 2 and int(escape[2:], 16) <= 0x10FFFF:
+            return chr(int(escape[2:], 16))
+        return simple.get(escape, escape)
+
+    return re.sub(r"\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}|\\.", one, raw)

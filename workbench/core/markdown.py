@@ -45,6 +45,8 @@ class Block:
     cells: tuple[tuple[Piece, ...], ...]
     header: tuple[str, ...] = ()
     """A table row's column headings (plain text), else empty."""
+    section: str = ""
+    """The text of the nearest heading above the block ('' before the first heading)."""
 
 
 @dataclass(frozen=True)
@@ -64,20 +66,31 @@ def read_text(path: Path) -> str:
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")  # a BOM is no text: `---` must still open front matter
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
         raise InputError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", file=str(path), line=line) from None
 
 
+def body_text(text: str) -> str:
+    """TEXT without its leading `---` block, the YAML unread (a file whose front matter is broken
+    still has a body that mentions files)."""
+    lines = text.removeprefix("\ufeff").split("\n")
+    if not lines or lines[0].strip() != "---":
+        return "\n".join(lines)
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
+    return "\n".join(lines[end + 1:]) if end is not None else "\n".join(lines)
+
+
 def front_matter(text: str, *, file: Path | None = None) -> FrontMatter:
     """Split a leading `---` YAML block from TEXT; a YAML error names the file and line."""
+    text = text.removeprefix("\ufeff")
     lines = text.split("\n")
     if not lines or lines[0].strip() != "---":
         return FrontMatter({}, {}, text, 0)
     end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
     if end is None:
-        return FrontMatter({}, {}, text, 0)
+        raise InputError("front matter opened by `---` is never closed", file=str(file) if file else None, line=1)
     source = "\n".join(lines[1:end])
     try:
         data = yaml.safe_load(source) if source.strip() else {}
@@ -124,8 +137,16 @@ def _pieces(inline: Token, first_line: int) -> tuple[Piece, ...]:
     return tuple(out)
 
 
-def blocks(body: str, *, offset: int = 0) -> list[Block]:
-    """Table body rows, list-item paragraphs and plain paragraphs of BODY (code blocks are skipped)."""
+def _closed(fence: Token, lines: list[str]) -> bool:
+    """The fenced block FENCE has its closing fence (else it ran to the end of the text)."""
+    start, end = fence.map or (0, 0)
+    last = lines[end - 1].strip() if end - 1 < len(lines) else ""
+    return end - start >= 2 and last.startswith(fence.markup) and not last.strip(fence.markup[:1])
+
+
+def blocks(body: str, *, offset: int = 0, section: str = "") -> list[Block]:
+    """Table body rows, list-item paragraphs and plain paragraphs of BODY (code blocks are skipped;
+    a fence never closed is read as text, as the agent reading the raw file reads it)."""
     out: list[Block] = []
     items = 0
     in_body = False
@@ -134,8 +155,14 @@ def blocks(body: str, *, offset: int = 0) -> list[Block]:
     row: list[tuple[Piece, ...]] = []
     row_line = 0
     tokens = _PARSER.parse(body)
+    lines = body.split("\n")
     for i, tok in enumerate(tokens):
-        if tok.type == "list_item_open":
+        if tok.type == "fence" and tok.map and not _closed(tok, lines):
+            # a stray fence runs to the end of the file: an agent reads the raw text, so it is text
+            out += blocks("\n".join(lines[tok.map[0] + 1:]), offset=offset + tok.map[0] + 1, section=section)
+        elif tok.type == "inline" and tokens[i - 1].type == "heading_open":
+            section = tok.content.strip()
+        elif tok.type == "list_item_open":
             items += 1
         elif tok.type == "list_item_close":
             items -= 1
@@ -152,32 +179,48 @@ def blocks(body: str, *, offset: int = 0) -> list[Block]:
         elif tok.type == "tr_open" and in_body:
             row, row_line = [], (tok.map[0] if tok.map else 0) + 1 + offset
         elif tok.type == "tr_close" and in_body:
-            out.append(Block("table", row_line, tuple(row), tuple(header)))
+            out.append(Block("table", row_line, tuple(row), tuple(header), section))
         elif tok.type == "inline" and in_body and tokens[i - 1].type == "td_open":
             row.append(_pieces(tok, row_line))
         elif tok.type == "inline" and tokens[i - 1].type == "paragraph_open":
             line = (tok.map[0] if tok.map else 0) + 1 + offset
-            out.append(Block("item" if items else "paragraph", line, (_pieces(tok, line),)))
+            out.append(Block("item" if items else "paragraph", line, (_pieces(tok, line),), section=section))
     return out
 
 
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
-_PATH_WORD = re.compile(r"(?<![\w/.@-])@?((?:\.{0,2}/)?(?:[\w{}.-]+/)*[\w{}-]+\.md)(?![\w/-])", re.IGNORECASE)
+_PATH_WORD = re.compile(r"(?<![\w/.@$-])@?((?:\$\{?\w+\}?/|\.{0,2}/)?(?:[\w{}.-]+/)*[\w{}-][\w{}.-]*\.md)(?![\w/-])",
+                        re.IGNORECASE)
 
 
-def references(text: str) -> list[str]:
-    """Every local markdown file TEXT mentions outside code blocks, as written: link targets,
-    `path.md` code spans and bare `path.md` words (a procedure named in prose is not orphaned)."""
-    out: list[str] = []
-    for block in blocks(front_matter(text).body):
+MentionKind = Literal["link", "code", "word", "folder"]
+_FOLDER = re.compile(r"^(?:[\w{}.-]+/)+$")
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A local markdown file (or, kind `folder`, a folder) a text names outside code blocks, as written."""
+
+    target: str
+    kind: MentionKind
+
+
+def mentions(text: str) -> list[Mention]:
+    """Every local markdown file TEXT mentions outside code blocks: link targets, `path.md` code spans,
+    bare `path.md` words, and `folder/` code spans (kind `folder`); in order, each once."""
+    out: list[Mention] = []
+    for block in blocks(body_text(text)):
         for cell in block.cells:
             for piece in cell:
                 if piece.kind == "link":
                     href = piece.href.split("#")[0].strip()
                     if href and not _SCHEME.match(href) and href.lower().endswith(".md"):
-                        out.append(href)
+                        out.append(Mention(href, "link"))
+                elif piece.kind == "code" and _FOLDER.match(piece.text.strip()):
+                    out.append(Mention(piece.text.strip(), "folder"))
                 else:
-                    out += [m.group(1) for m in _PATH_WORD.finditer(piece.text)]
+                    kind: MentionKind = "code" if piece.kind == "code" else "word"
+                    out += [Mention(m.group(1), kind) for m in _PATH_WORD.finditer(piece.text)]
     return list(dict.fromkeys(out))
 
 

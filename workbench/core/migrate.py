@@ -1,4 +1,4 @@
-"""Older record layouts read as the current one: `migrate(data)` turns a decoded line into schema v2.
+"""Older record layouts read as the current one: `migrate(data)` turns a decoded line into schema v3.
 
 Pure, and the only place that knows old layouts, so every reader (summary, rescore, TUI) sees one
 shape. Version 1 differs in two ways:
@@ -7,6 +7,10 @@ shape. Version 1 differs in two ways:
   as the case names it (`workflows/commit.md`); every producer now keys by the path as given;
 - the entry gate, guard, rescore and import facts were loose top-level fields; version 2 groups them
   in declared sub-models (`entry`, `guard`, `provenance`).
+Version 2 named no script: every scripted record said `model: scripted`, so runs of different scripts
+looked like one measurement. Version 3 records the script (`script`: name and digest); a migrated
+scripted record says its script is unknown (`{"name": null, "digest": null}`), which keeps it in a
+group of its own, never pooled with a known script (and a batch plan never counts it as done).
 A line without `schema_version` (another tool's) and a line of the current version pass unchanged.
 """
 
@@ -73,8 +77,17 @@ def group_v1(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def script_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """The decoded v2 record in v3: a scripted run's script is unknown (v2 did not record it)."""
+    if data.get("model") == "scripted" and data.get("script") is None:
+        return {**data, "script": {"name": None, "digest": None}, "schema_version": 3}
+    return {**data, "schema_version": 3}
+
+
 def migrate(data: dict[str, Any]) -> dict[str, Any]:
     """DATA in the current layout (a new dict for an older version; DATA itself is never changed)."""
     if data.get("schema_version") == 1:
-        return {**group_v1(rekey_v1(data)), "schema_version": 2}
+        data = {**group_v1(rekey_v1(data)), "schema_version": 2}
+    if data.get("schema_version") == 2:
+        return script_v2(data)
     return data

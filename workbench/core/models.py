@@ -6,12 +6,13 @@ and every loader reports bad input with the field that is wrong.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Version of the RunRecord layout; bump when a field changes meaning (older files: core/migrate.py)."""
 
 CallKind = Literal["read", "edit", "shell", "skill", "agent", "other"]
@@ -22,13 +23,18 @@ OrderBasis = Literal["turn", "index"]
 MomentBasis = Literal["pattern", "effect", "end"]
 EffectKindName = Literal["created", "modified", "deleted", "moved", "commit", "merge", "tag", "branch"]
 AttributionBasis = Literal["in-flight", "late-start", "ambiguous", "named"]
+FiredBy = Literal["main", "subagent"]
+MAIN_READER = "main"
+"""`Call.read_by` of a call the main agent issued; a delegated one is `subagent:<id or type>`."""
 CaseKind = Literal["positive", "negative"]
-Condition = Literal["confined", "unconfined", "live-install", "canary"]
+Condition = Literal["confined", "unconfined", "live-install", "canary", "sessions", "tune"]
 
 PositiveVerdict = Literal["fired", "skip", "read-noaction", "skip-noaction"]
 NegativeVerdict = Literal["opened", "clean"]
 Verdict = Literal["fired", "skip", "read-noaction", "skip-noaction", "opened", "clean", "no-output"]
 VERDICTS: tuple[str, ...] = ("fired", "skip", "read-noaction", "skip-noaction", "opened", "clean", "no-output")
+READ_BEFORE: tuple[str, ...] = ("fired", "read-noaction")
+"""The positive verdicts that read the procedure before the moment: a positive run's hit (the rest miss)."""
 
 
 class CallEffect(BaseModel):
@@ -68,6 +74,9 @@ class Call(BaseModel):
     )
     result: str | None = Field(default=None, description="Short excerpt of the tool result (canaries).")
     call_id: str | None = Field(default=None, description="The host's id for the call.")
+    read_by: str = Field(
+        default=MAIN_READER,
+        description="Who issued the call: main (the main agent) or subagent:<id or type> (a delegated agent).")
     turn: int | None = Field(
         default=None,
         description="The model turn the call was issued in (0-based); None: unknown, the scorer falls back to index order.")
@@ -86,6 +95,27 @@ class Call(BaseModel):
     output_truncated: SkipJsonSchema[bool] = Field(
         default=False, exclude=True, description="The host says or shows that `output` was cut (live only).",
     )
+
+
+_CALL_FIELDS = frozenset(Call.model_fields)
+
+
+def updated_call(call: Call, updates: Mapping[str, Any]) -> Call:
+    """`call.model_copy(update=updates)` without pydantic's generic copy (`copy.copy` of its three
+    containers, a per-key extra-field check): every parsed call is copied at least twice, so this is
+    about half the price. The same object results (fields, fields set, extras; Call has no private
+    attributes); an update naming anything but Call's own fields takes `model_copy` itself."""
+    if not _CALL_FIELDS.issuperset(updates):
+        return call.model_copy(update=updates)
+    new = Call.__new__(Call)
+    state = call.__dict__.copy()
+    state.update(updates)
+    extra = call.__pydantic_extra__
+    object.__setattr__(new, "__dict__", state)
+    object.__setattr__(new, "__pydantic_extra__", None if extra is None else dict(extra))
+    object.__setattr__(new, "__pydantic_fields_set__", call.__pydantic_fields_set__ | updates.keys())
+    object.__setattr__(new, "__pydantic_private__", None)
+    return new
 
 
 class Usage(BaseModel):
@@ -185,6 +215,9 @@ class Score(BaseModel):
                     "no pattern did), end (the `end` moment); None: no moment, or a moment given by the caller.")
     conflicts: list[EvidenceConflict] = Field(
         default_factory=list, description="Calls where command analysis and evidence (content, effect) disagree.")
+    fired_by: FiredBy | None = Field(
+        default=None, description="fired runs: who made the first successful reads before the moment (main, or "
+                                  "subagent when a delegated agent made any of them); None: not fired.")
 
 
 class Marking(BaseModel):
@@ -272,6 +305,15 @@ class ExecutorInfo(BaseModel):
         default=None, description="The confinement proof on that node before its first run (unconfined: none needed).")
 
 
+class ScriptRef(BaseModel):
+    """The scripted model a run was given: two scripts are two measurements, never one cell."""
+
+    name: str | None = Field(default=None, description="The script's file name (None: built in memory, or unknown).")
+    digest: str | None = Field(
+        default=None, description="16 hex digits of the SHA-256 of the script's steps as canonical JSON; None: "
+                                  "unknown (a record written before scripts were recorded, migrated).")
+
+
 class RunRecord(BaseModel):
     """ONE schema for every run: canary, batch and live-install. Unknown fields (other tools') are kept."""
 
@@ -286,6 +328,14 @@ class RunRecord(BaseModel):
     model: str | None = Field(default=None, description="The requested model (`scripted`, `sim-policy`).")
     served_model: str | None = Field(default=None, description="The model the host or model server reported.")
     effort: str | None = Field(default=None, description="Reasoning effort asked for.")
+    script: ScriptRef | None = Field(default=None, description="The scripted model (None: a real model or the "
+                                     "sim's policy); `model` is then `scripted`.")
+    faults: list[str] = Field(default_factory=list, description="Failures injected into the run (the model "
+                              "server's or the sim's), one line each.")
+    case_digest: str | None = Field(default=None, description="Digest of the case as run (prompt, required, moment, "
+                                    "files); None: unknown (older records).")
+    arm_env: str | None = Field(default=None, description="Digest of the environment the arm gave the host "
+                                "(names and values); None: none.")
     arm: str | None = Field(default=None, description="The arm's name.")
     source: str | None = Field(default=None, description="The arm's resolved git sha.")
     case_id: str | None = Field(default=None, description="The case's id.")
@@ -316,6 +366,9 @@ class RunRecord(BaseModel):
     evidence_conflicts: list[EvidenceConflict] = Field(
         default_factory=list,
         description="Calls (within `calls`) where command analysis and evidence (content, effect) disagree.")
+    fired_by: FiredBy | None = Field(
+        default=None, description="fired runs: main (the main agent made every first read before the moment) or "
+                                  "subagent (a delegated agent made one); None: not fired, or older records.")
     effects_watched: Literal["watched", "incomplete"] | None = Field(
         default=None, description="The repo watcher ran (incomplete: it overflowed or missed a folder, so some "
                                   "effects may be missing); None: not watched (imported or older records, or a "
@@ -323,9 +376,15 @@ class RunRecord(BaseModel):
     stored_verdict: dict[str, str] | None = Field(
         default=None, description="Verdicts as published by an imported source, kept for comparison."
     )
+    offered: dict[str, bool | None] = Field(
+        default_factory=dict,
+        description="Row id -> whether the row's entry skill reached the model: on scripted runs from the model "
+                    "server's log of what each request listed; None: not known (a real model, a row without an entry "
+                    "skill); empty: older records.")
     valid: bool = Field(default=True, description="False: the run measured nothing (see invalid_reason).")
     invalid_reason: str | None = Field(
-        default=None, description="timeout, no-output, host-error, host-crashed, quota, guard, cancelled.")
+        default=None, description="timeout, no-output, host-error, host-crashed, quota, guard, cancelled, "
+                                  "not-offered (the row never reached the model: never a skip).")
     tool_calls: int | None = Field(default=None, description="Calls the run made in all (calls keeps fewer).")
     failed_calls: list[int] = Field(default_factory=list, description="Indexes of calls that failed or were refused.")
     usage: Usage = Field(default_factory=Usage, description="Tokens and cost; None is unknown.")

@@ -15,12 +15,12 @@ from typing import Literal
 
 from workbench.core.errors import InputError
 from workbench.core.models import Call
-from workbench.core.shell import analyze
+from workbench.core.shell import commands_of, writes_of
 
 AltKind = Literal["edit", "end", "bash", "tool", "preset"]
 
 
-def _git_sub(words: list[str]) -> tuple[str, list[str]] | None:
+def _git_sub(words: Sequence[str]) -> tuple[str, Sequence[str]] | None:
     """`git [-C dir] [-c k=v] [--opts] SUB args...` -> (SUB, args)."""
     if not words or words[0].rsplit("/", 1)[-1] != "git":
         return None
@@ -30,25 +30,25 @@ def _git_sub(words: list[str]) -> tuple[str, list[str]] | None:
     return (words[i], words[i + 1:]) if i < len(words) else None
 
 
-def _gh(words: list[str], group: str, actions: set[str]) -> bool:
+def _gh(words: Sequence[str], group: str, actions: set[str]) -> bool:
     if not words or words[0].rsplit("/", 1)[-1] != "gh":
         return False
     rest = [w for w in words[1:] if not w.startswith("-")]
     return len(rest) >= 2 and rest[0] == group and rest[1] in actions
 
 
-def is_commit(words: list[str]) -> bool:
+def is_commit(words: Sequence[str]) -> bool:
     """`git commit` (any global options); not the plumbing `git commit-tree`."""
     sub = _git_sub(words)
     return sub is not None and sub[0] == "commit"
 
 
-def is_pr(words: list[str]) -> bool:
+def is_pr(words: Sequence[str]) -> bool:
     """Opening or updating a PR: `gh pr create|edit|ready`; reading commands are not."""
     return _gh(words, "pr", {"create", "edit", "ready"})
 
 
-def is_merge(words: list[str]) -> bool:
+def is_merge(words: Sequence[str]) -> bool:
     """`git merge <ref>` (not `merge-base`, `--abort`, `--quit`) or `gh pr merge`."""
     if _gh(words, "pr", {"merge"}):
         return True
@@ -62,7 +62,7 @@ _TAG_VALUE = {"-m", "--message", "-F", "--file", "-u", "--local-user", "--cleanu
               "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--color"}
 
 
-def is_release(words: list[str]) -> bool:
+def is_release(words: Sequence[str]) -> bool:
     """`gh release create`, `npm|pnpm|yarn|cargo publish`, or `git tag NAME` creating a tag."""
     if _gh(words, "release", {"create"}):
         return True
@@ -87,12 +87,12 @@ def is_release(words: list[str]) -> bool:
     return bool(names)
 
 
-def is_issue(words: list[str]) -> bool:
+def is_issue(words: Sequence[str]) -> bool:
     """`gh issue create`."""
     return _gh(words, "issue", {"create"})
 
 
-PRESETS: dict[str, Callable[[list[str]], bool]] = {
+PRESETS: dict[str, Callable[[Sequence[str]], bool]] = {
     "commit": is_commit,
     "pr": is_pr,
     "merge": is_merge,
@@ -152,18 +152,18 @@ def parse_moment(spec: str) -> MomentSpec:
     return MomentSpec(text, tuple(alts))
 
 
-def shell_words(call: Call) -> list[list[str]]:
+def shell_words(call: Call) -> Sequence[Sequence[str]]:
     """The simple commands of a shell call (empty for other calls)."""
     if call.kind != "shell" or not call.command:
-        return []
-    return analyze(call.command).simple_commands
+        return ()
+    return commands_of(call.command)
 
 
 def is_edit_attempt(call: Call) -> bool:
     """An edit-kind tool call, or a shell call that writes a file (any status)."""
     if call.kind == "edit":
         return True
-    return call.kind == "shell" and bool(call.command) and bool(analyze(call.command or "").writes)
+    return call.kind == "shell" and bool(call.command) and bool(writes_of(call.command or ""))
 
 
 def matches(alt: MomentAlt, call: Call) -> bool:

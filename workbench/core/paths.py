@@ -81,11 +81,12 @@ def _window_match(have: tuple[str, ...], want: tuple[str, ...]) -> bool:
     return not globbed or any(a == w and not is_placeholder(a) for a, w in zip(have[:-1], want[:-1], strict=True))
 
 
+@lru_cache(maxsize=8192)
 def suffix_match(path: str, required: str) -> bool:
     """True when `required`'s segments end `path` (globs in `path` match with fnmatch).
 
     A required file that starts with a placeholder (`<plugin>/x.md`) also matches an absolute,
-    un-anonymized path that ends with the rest (`/home/u/plugins/p/x.md`).
+    un-anonymized path that ends with the rest (`/home/u/plugins/p/x.md`). Pure, so remembered.
     """
     have = segments(path)
     want = segments(required)
@@ -101,6 +102,8 @@ def suffix_match(path: str, required: str) -> bool:
     return _window_match(have[-len(want):], want)
 
 
+@lru_cache(maxsize=8192)
 def either_suffix(a: str, b: str) -> bool:
-    """True when one path is a segment suffix of the other (evidence paths come in both shapes)."""
+    """True when one path is a segment suffix of the other (evidence paths come in both shapes);
+    remembered, as `suffix_match` is: a run and a file of records ask about the same few pairs."""
     return suffix_match(a, b) or suffix_match(b, a)

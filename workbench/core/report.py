@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.core.models import Call, RunRecord, ScoreSpec
+from workbench.core.models import READ_BEFORE, Call, RunRecord, ScoreSpec
 from workbench.core.scoring import first_reads, read_evidence, score
 from workbench.core.summary import Cell, Summary, case_key, is_hit, overall, summarize, to_json
 
@@ -75,13 +75,13 @@ def sibling_reads(record: RunRecord, siblings: Sequence[str]) -> dict[str, bool]
         return dict.fromkeys(siblings, False)
     spec = ScoreSpec(kind=record.kind, required=list(siblings), moment=record.moment or "end")
     result = score(spec, record.calls, moment_at=record.moment_at)
-    hit = ("opened",) if record.kind == "negative" else ("fired", "read-noaction")
+    hit = ("opened",) if record.kind == "negative" else READ_BEFORE
     return {f: result.verdicts[f] in hit for f in siblings}
 
 
 def target_reads(record: RunRecord) -> dict[str, bool]:
     """Required file -> opened before the moment (positive) or at all (negative), from the record."""
-    hit = ("opened",) if record.kind == "negative" else ("fired", "read-noaction")
+    hit = ("opened",) if record.kind == "negative" else READ_BEFORE
     return {f: record.verdict.get(f) in hit for f in record.required}
 
 
@@ -185,7 +185,7 @@ def call_view(call: Call, position: int, record: RunRecord, known: Sequence[str]
     return {"index": call.index, "tool": call.tool, "kind": call.kind, "status": call.status,
             "target": call.path or call.command or call.skill, "exit_code": call.exit_code,
             "result": call.result, "reads": read, "marks": call_marks(call, position, record, read, conflicted),
-            "turn": call.turn, "evidence": dict(call.evidence)}
+            "turn": call.turn, "evidence": dict(call.evidence), "read_by": call.read_by}
 
 
 def run_view(record: RunRecord, known: Sequence[str]) -> dict[str, Any]:
@@ -194,7 +194,7 @@ def run_view(record: RunRecord, known: Sequence[str]) -> dict[str, Any]:
     known = list(dict.fromkeys([*record.required, *known]))
     conflicts = [c.model_dump(exclude_defaults=True) for c in read_evidence(record.required, record.calls)[2]]
     conflicted = frozenset(int(c["call"]) for c in conflicts)
-    return {**run_id(record), "verdict": overall(record), "verdicts": dict(record.verdict),
+    return {**run_id(record), "verdict": overall(record), "fired_by": record.fired_by, "verdicts": dict(record.verdict),
             "hit": is_hit(record.kind, overall(record)), "valid": record.valid,
             "invalid_reason": record.invalid_reason, "moment": record.moment, "moment_at": record.moment_at,
             "entry_loaded_at": record.entry_loaded_at, "entry_offered": entry_offered(record),

@@ -2,9 +2,9 @@
 
 Records with a moment spec go through `scoring.score()` in full, from the evidence the record keeps
 per call (content evidence, attributed effects), so the read and moment bases and the evidence
-conflicts come back too. Imported records have none (the
-publisher scored with its own moment rules), so their stored moment index is passed to `score()`
-and only the reads are judged again.
+conflicts come back too. A stored read past the kept calls (after the moment) is kept as stored.
+Imported records have none (the publisher scored with its own moment rules), so their stored moment
+index is passed to `score()` and only the reads are judged again.
 """
 
 from __future__ import annotations
@@ -70,15 +70,27 @@ def rescore(record: RunRecord, result: Score | None = None) -> RunRecord:
     output = had_model_output(record)
     before = RescoredFrom(verdict=dict(record.verdict), overall=record.overall, scorer_rules=record.scorer_rules)
     kept = len(record.calls)
-    update = {"required_read_at": dict(result.reads), "verdict": dict(result.verdicts),
+    update = {"required_read_at": kept_reads(record, result), "verdict": dict(result.verdicts),
               "moment_at": result.moment_at, "entry_loaded_at": result.entry_loaded_at, "scorer_rules": SCORER_RULES,
               "order_basis": result.order_basis, "moment_basis": result.moment_basis,
+              "fired_by": result.fired_by,
               "read_basis": {k: b for k, b in result.read_basis.items() if (result.reads.get(k) or 0) < kept},
               "evidence_conflicts": [c for c in result.conflicts if c.call < kept],
               "provenance": (record.provenance or Provenance()).model_copy(update={"rescored_from": before})}
     if record.valid or not output:
         update["overall"] = result.overall if result.verdicts else None
     return record.model_copy(update=update)
+
+
+def kept_reads(record: RunRecord, result: Score) -> dict[str, int | None]:
+    """The rescored first reads, plus the stored ones past the kept calls: a record keeps its calls up to
+    the moment only, so a read after it (counted by the funnel's "opened") cannot be judged again."""
+    kept = len(record.calls)
+    reads = dict(result.reads)
+    for key, at in record.required_read_at.items():
+        if reads.get(key) is None and at is not None and at >= kept and key in reads:
+            reads[key] = at
+    return reads
 
 
 def changes(record: RunRecord, new: RunRecord | Score, file: str, line: int) -> list[Change]:

@@ -13,19 +13,22 @@ Each link carries ITS clause: the text before it (or the trigger cell, for the f
 when the author wrote the clause after the link, the text after it. Links inside code, links to
 anything but a markdown file, and anti-examples ("Don't read [x]") make no row.
 
-Row ids come from the row's own content, never its position: `<skill>/<first linked file>`
-(the stem, or the parent folder for `*/index.md`), `<skill>/description`; two rows of one Skill
-linking the same first file are told apart by their trigger (`<skill>/<file>@<trigger words>`).
+Row ids come from the row's own content and place, never from another row's wording:
+`<skill>/<first linked file>` (the stem, or the parent folder for `*/index.md`), `<skill>/description`;
+inside a marketplace the Skill is namespaced by its plugin (`<plugin>:<skill>/...`). A later row
+linking a file an earlier row already links is told apart by its section heading (`assign_ids`).
 """
 
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from workbench.core.errors import InputError
 from workbench.core.markdown import Block, Piece, blocks, front_matter, read_text
 
 RowKind = Literal["table", "list", "prose", "map", "description"]
@@ -33,8 +36,8 @@ Wording = Literal["before-action", "state", "bare-and"]
 Side = Literal["before", "after"]
 
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
-_MD_PATH = re.compile(r"^(?:\.{0,2}/)?[\w{}<>*@.-]+(?:/[\w{}<>*@.-]+)*\.md$", re.IGNORECASE)
-_BARE_PATH = re.compile(r"(?<![\w/.(\[`-])((?:\.{0,2}/)?(?:[\w{}.-]+/)*[\w{}-]+\.md)\b")
+_MD_PATH = re.compile(r"^(?:\.{0,2}/)?[\w{}<>*@$.-]+(?:/[\w{}<>*@.-]+)*\.md$", re.IGNORECASE)
+_BARE_PATH = re.compile(r"(?<![\w/.(\[`-])((?:\.{0,2}/|\$)?(?:[\w{}.-]+/)*[\w{}-]+\.md)\b")
 _BARE_JOIN = re.compile(r"\s*(?:,\s*)?(?:and|&|\+|or)\s*", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z*\[`(])")
 _LEAD_CLAUSE = re.compile(r"^\W*(before|when|whenever|while|if|once|after|prior to|ahead of|as soon as|for|on|"
@@ -49,6 +52,13 @@ _CUT = re.compile(r"[;]|(?<!\bvs)(?<!\be\.g)(?<!\bi\.e)\.\s")
 _INDEX_ITEM = re.compile(r"^[\s*_]*(?:[—–:]|-\s|->|→)\s*(\S.*)$")
 _POINTS = re.compile(r"(?:[:—–→]|\s-|->)\s*$|\b(?:read|see|open|load|consult|follow)\s*$", re.IGNORECASE)
 _READ_BEFORE = re.compile(r"\b(?:read|see|open|load|consult|follow)\s+$", re.IGNORECASE)
+_TOPIC_READ = re.compile(r"[:→]\W*(?:read|load|open|follow|consult)\s*$", re.IGNORECASE)
+_BARE_READ = re.compile(r"^\W*(?:read|load|open|follow|consult)\s*$", re.IGNORECASE)
+_THAT_FILE = re.compile(r"^(\W*(?:read|load|open|consult)\s+)(?:that|this|the)\s+(?:file|reference|guide|document)\b",
+                        re.IGNORECASE)
+_SHOWCASE = re.compile(r"\b(?:examples?|samples?|illustrations?|produces?|outputs?|generates?|writes|results?|"
+                       r"deliverables?|artifacts?)\b[^.]*:\s*$", re.IGNORECASE)
+_EXAMPLE_LEAD = re.compile(r"^[\W_]*(?:examples?|samples?|e\.g\.|for example|for instance)[\W_]*$", re.IGNORECASE)
 _OUTPUT = re.compile(r"\b(?:save[sd]?|writes?|written|output|store[sd]?|create[sd]?|generate[sd]?)\b[^.;]*"
                      r"\b(?:to|into|at|as)\b[\s:*]*$", re.IGNORECASE)
 
@@ -85,6 +95,10 @@ class Row:
     file: Path | None = None
     text: str = ""
     why: str = ""
+    section: str = ""
+    """The nearest heading above the row: tells apart later rows linking the same file."""
+    plugin: str = ""
+    """The plugin of a marketplace the row's file belongs to ('' when the workspace is one plugin)."""
 
 
 def slug(text: str) -> str:
@@ -161,7 +175,37 @@ def _mark_links(sentence: list[Piece], *, bare: bool) -> list[Piece | tuple[str,
     return out
 
 
+_SKILL_VARS = ("{baseDir}", "${CLAUDE_SKILL_DIR}", "$CLAUDE_SKILL_DIR")
+_PLUGIN_VARS = ("${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PLUGIN_ROOT")
+
+
+def _skill_folder(base: Path) -> Path:
+    """The folder of the nearest SKILL.md at or above BASE (BASE itself when there is none)."""
+    return next((f for f in (base, *base.parents) if (f / "SKILL.md").is_file()), base)
+
+
+def _plugin_folder(base: Path, fallback: Path | None) -> Path:
+    """The nearest plugin root at or above BASE (a `.claude-plugin/` folder), else FALLBACK, else BASE."""
+    found = next((f for f in (base, *base.parents) if (f / ".claude-plugin").is_dir()
+                  or (f / ".codex-plugin").is_dir()), None)
+    return found or fallback or base
+
+
+def host_path(target: str, base: Path, fallback: Path | None = None) -> tuple[Path, str] | None:
+    """(folder, rest) for a TARGET that starts with a path variable the hosts expand: `{baseDir}` and
+    `${CLAUDE_SKILL_DIR}` are the Skill's folder, `${CLAUDE_PLUGIN_ROOT}` the plugin's root."""
+    for names, folder in ((_SKILL_VARS, lambda: _skill_folder(base)),
+                          (_PLUGIN_VARS, lambda: _plugin_folder(base, fallback))):
+        for name in names:
+            if target.startswith(name):
+                return folder(), target[len(name):].lstrip("/")
+    return None
+
+
 def _resolve(target: str, base: Path, fallback: Path | None) -> Path:
+    expanded = host_path(target, base, fallback)
+    if expanded is not None:
+        return (expanded[0] / expanded[1]).resolve()
     path = (base / target).resolve()
     if fallback is not None and not path.exists() and (fallback / target).exists():
         return (fallback / target).resolve()
@@ -209,6 +253,36 @@ def _source_line(text: str, line: int, offset: int) -> str:
     return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
+_ID_HEAD = re.compile(r"^\W*(id|#|no\.?|nr\.?|number|step|order|rank|priority)\W*$", re.IGNORECASE)
+_ID_CELL = re.compile(r"^\W*(?:[A-Z]|\d{1,3}|[A-Z]?\d{1,3}[a-z]?)\W*$")
+_TRIGGER_HEAD = re.compile(r"\b(when|trigger|situation|task|before|if|condition|moment|scenario|need|use|"
+                           r"goal|doing|action|you want|intent|case)\b", re.IGNORECASE)
+
+
+def _has_link(cell: tuple[Piece, ...]) -> bool:
+    return any(isinstance(p, tuple) for p in _mark_links(list(cell), bare=False))
+
+
+def trigger_column(block: Block) -> tuple[int | None, set[int], str]:
+    """(index of the trigger cell or None, ID/step columns, why): a heading that names the trigger
+    ("When", "Task", "Situation") wins, else the first cell that is no ID and holds no link, so a
+    link-first table (`| [create](c.md) | Before creating the DB |`) takes its trigger from the second."""
+    cells = block.cells
+    header = block.header
+    ids = {i for i, cell in enumerate(cells) if not _has_link(cell) and (
+        (i < len(header) and _ID_HEAD.match(header[i])) or (i == 0 and _ID_CELL.match(_text(list(cell)))))}
+    plain = [i for i in range(len(cells)) if i not in ids and not _has_link(cells[i]) and _text(list(cells[i])).strip()]
+    named = [i for i in plain if i < len(header) and _TRIGGER_HEAD.search(header[i])]
+    if named:
+        return named[0], ids, f"trigger in the column headed {header[named[0]]!r}"
+    first = min((i for i in range(len(cells)) if i not in ids), default=None)
+    if first is not None and first in plain:
+        return first, ids, "trigger in the first cell"
+    if plain:
+        return plain[0], ids, "links first, trigger in the first cell without a link"
+    return None, ids, ""
+
+
 def _table_row(block: Block, file: Path, skill: str, fallback: Path | None) -> Row | None:
     cells = block.cells
     if not cells:
@@ -216,23 +290,27 @@ def _table_row(block: Block, file: Path, skill: str, fallback: Path | None) -> R
     anti = [i for i, head in enumerate(block.header) if _ANTI.search(head)]
     if anti and any(p.kind == "link" for i in anti if i < len(cells) for p in cells[i]):
         return None  # a link in a "Bad" / "Don't" column is an anti-example
-    first = _mark_links(list(cells[0]), bare=False)
-    rest = [p for cell in cells[1:] for p in (*_mark_links(list(cell), bare=False), Piece("text", " | ", block.line))]
+    column, ids, how = trigger_column(block)
+    skipped = f"; ID/step column(s) {sorted(i + 1 for i in ids)} skipped" if ids else ""
+    others = [i for i in range(len(cells)) if i != column and i not in ids]
+    rest = [p for i in others for p in (*_mark_links(list(cells[i]), bare=False), Piece("text", " | ", block.line))]
     if rest:
         rest.pop()
-    if any(isinstance(p, tuple) for p in rest):
-        trigger = _text(list(cells[0])).strip()
+    if column is not None and any(isinstance(p, tuple) for p in rest):
+        trigger = _text(list(cells[column])).strip()
         links, side, _, _ = _build_links(rest, trigger, file.parent, fallback)
-        why = "table row: trigger in the first cell, links in the other cells"
-    elif any(isinstance(p, tuple) for p in first):
+        why = f"table row: {how}, links in the other cells{skipped}"
+    else:
+        lone = others[0] if others else 0
+        first = _mark_links(list(cells[lone]), bare=False)
+        if not any(isinstance(p, tuple) for p in first):
+            return None
         links, side, lead, _ = _build_links(first, "", file.parent, fallback)
         trigger = _LEAD_TAIL.sub("", lead).strip()
-        why = "table row: trigger and links in the first cell"
-    else:
-        return None
+        why = f"table row: trigger and links in one cell{skipped}"
     if side == "after":
         why += "; the clause follows each link"
-    return Row(skill, trigger, tuple(links), block.line, kind="table", file=file, why=why)
+    return Row(skill, trigger, tuple(links), block.line, kind="table", file=file, why=why, section=block.section)
 
 
 def _sentence_row(sentence: list[Piece], block: Block, file: Path, skill: str, fallback: Path | None,
@@ -245,6 +323,8 @@ def _sentence_row(sentence: list[Piece], block: Block, file: Path, skill: str, f
     if _ANTI.search(whole):
         return None, "an anti-example (don't / never / bad)"
     links, side, lead, tail = _build_links(parts, "", file.parent, fallback)
+    if _EXAMPLE_LEAD.match(lead):
+        return None, "an example list (\"Examples: `a.md` for …\"), not a route"
     line = next(p[2] for p in parts if isinstance(p, tuple))
     kind: RowKind = "map" if as_map else "list" if block.kind == "item" else "prose"
     if side == "after":
@@ -258,12 +338,30 @@ def _sentence_row(sentence: list[Piece], block: Block, file: Path, skill: str, f
     else:
         trigger = _LEAD_TAIL.sub("", lead).strip()
         why = "the clause comes before the link (\"Before X, read [y](y.md)\")"
-        if not as_map and not _LEAD_CLAUSE.search(lead) and not (block.kind == "item" and _SEPARATED.search(lead)):
+        if not as_map and _BARE_READ.match(lead) and not _TRAIL_CLAUSE.search(tail):
+            trigger = _text(sentence).strip(" .")
+            why = "an imperative read with no clause (\"Follow [y](y.md).\"): the Skill's own trigger governs"
+        elif not as_map and _TOPIC_READ.search(lead):
+            trigger = _LEAD_TAIL.sub("", lead).strip(" *_:→")
+            why = "the task, then the read (\"Fill forms: read [y](y.md) first\", \"**Task:** → Read `y.md`\")"
+        elif not as_map and not _LEAD_CLAUSE.search(lead) and not (block.kind == "item" and _SEPARATED.search(lead)):
             return None, "links without a routing clause (no before/when/for … and no 'Topic: [link]')"
     if as_map:
         why = "routing map line: " + why
     return Row(skill, trigger.rstrip(" ,.;:"), tuple(links), line, kind=kind, file=file,
-               why=f"{'list item' if kind == 'list' else kind}: {why}" if not as_map else why), ""
+               why=f"{'list item' if kind == 'list' else kind}: {why}" if not as_map else why,
+               section=block.section), ""
+
+
+def _that_file(sentence: list[Piece], previous: list[Piece]) -> list[Piece]:
+    """"`y.md` holds X. Read that file when Y" as one sentence "Read `y.md` when Y"; else SENTENCE."""
+    first = sentence[0] if sentence else None
+    found = _THAT_FILE.match(first.text) if first is not None and first.kind == "text" else None
+    paths = [p for p in previous if p.kind == "code" and _MD_PATH.match(p.text)]
+    if found is None or first is None or len(paths) != 1:
+        return sentence
+    return [Piece("text", found.group(1), first.line), paths[0],
+            Piece("text", first.text[found.end():], first.line), *sentence[1:]]
 
 
 def skill_name(file: Path, meta: dict[str, object]) -> str:
@@ -276,28 +374,86 @@ def skill_name(file: Path, meta: dict[str, object]) -> str:
     return file.stem
 
 
+def _manifest_name(path: Path) -> str:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return ""
+    name = data.get("name") if isinstance(data, dict) else None
+    return name.strip() if isinstance(name, str) else ""
+
+
+def _marketplace_sources(top: Path) -> dict[Path, str]:
+    """Plugin folders a `.claude-plugin/marketplace.json` at TOP names (`source: "./plugins/x"`) -> name."""
+    try:
+        data = json.loads((top / ".claude-plugin/marketplace.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    entries = data.get("plugins") if isinstance(data, dict) else None
+    out: dict[Path, str] = {}
+    for entry in entries if isinstance(entries, list) else []:
+        source = entry.get("source") if isinstance(entry, dict) else None
+        if isinstance(source, str) and source.startswith("./"):
+            name = entry.get("name")
+            out[(top / source).resolve()] = name if isinstance(name, str) and name else Path(source).name
+    return out
+
+
+def plugin_namespace(file: Path, plugin: Path | None) -> str:
+    """The plugin FILE belongs to when the workspace PLUGIN is a marketplace: the nearest folder below
+    PLUGIN holding `.claude-plugin/plugin.json` (or `.codex-plugin/`), or a `marketplace.json` source;
+    its manifest `name`, else the folder name. '' when the workspace is itself the one plugin."""
+    if plugin is None:
+        return ""
+    top = plugin.resolve()
+    sources: dict[Path, str] | None = None
+    for folder in file.resolve().parents:
+        if folder == top or top not in folder.parents:
+            return ""
+        for rel in (".claude-plugin/plugin.json", ".codex-plugin/plugin.json"):
+            if (folder / rel).is_file():
+                return _manifest_name(folder / rel) or folder.name
+        sources = _marketplace_sources(top) if sources is None else sources
+        if folder in sources:
+            return sources[folder]
+    return ""
+
+
 def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path | None = None) -> list[Row]:
-    """Every routing row of one file, in line order (without ids)."""
+    """Every routing row of one file, in line order (without ids); PLUGIN is the workspace's plugin
+    folder (links that miss relative to the file resolve from it; a marketplace namespaces its plugins)."""
     fm = front_matter(text, file=file)
     is_skill = file.name == "SKILL.md" or bool(fm.data)
     name = skill or skill_name(file, fm.data)
     rows: list[Row] = []
     desc = fm.data.get("description")
+    if "description" in fm.data and not isinstance(desc, str):
+        first = fm.lines.get("description", (1, 1))[0]
+        raise InputError(f"description must be text, not {type(desc).__name__}", file=str(file), line=first,
+                         field="description")
     if isinstance(desc, str) and desc.strip() and "description" in fm.lines:
         first, _ = fm.lines["description"]
         rows.append(Row(name, " ".join(desc.split()), (), first, kind="description", file=file,
                         text=_source_line(text, first, 0), why="description: the Skill's front matter trigger"))
+    showcase = False
     for block in blocks(fm.body, offset=fm.offset):
+        if block.kind != "item":
+            showcase = block.kind == "paragraph" and bool(_SHOWCASE.search(_text(list(block.cells[0]))))
+        elif showcase:
+            continue
         if block.kind == "table":
             row = _table_row(block, file, name, plugin)
             if row is not None:
                 rows.append(replace(row, text=_source_line(text, row.line, 0)))
             continue
+        previous: list[Piece] = []
         for sentence in _sentences(block.cells[0], by_line=not is_skill):
+            sentence, previous = _that_file(sentence, previous), sentence
             found, _ = _sentence_row(sentence, block, file, name, plugin, as_map=not is_skill)
             if found is not None:
                 rows.append(replace(found, text=_source_line(text, found.line, 0)))
-    return sorted(rows, key=lambda r: r.line)
+    space = plugin_namespace(file, plugin)
+    return sorted((replace(r, plugin=space) for r in rows), key=lambda r: r.line)
 
 
 def parse_table(text: str, skill_file: Path, skill: str, *, line_offset: int = 0) -> list[Row]:
@@ -319,37 +475,47 @@ def file_key(target: str) -> str:
     return slug(path.stem)
 
 
+def skill_space(row: Row) -> str:
+    """The id prefix of ROW's Skill: `skill`, or `plugin:skill` inside a marketplace (as Claude Code
+    names a plugin's Skill)."""
+    return f"{slug(row.plugin)}:{slug(row.skill)}" if row.plugin else slug(row.skill)
+
+
 def row_key(row: Row) -> str:
-    """The content-derived id of ROW before clash handling."""
+    """The short content-derived id of ROW: `<skill>/<first linked file>` or `<skill>/description`."""
     if row.kind == "description":
-        return f"{slug(row.skill)}/description"
-    return f"{slug(row.skill)}/{file_key(row.links[0].target) if row.links else slug(row.trigger)}"
+        return f"{skill_space(row)}/description"
+    return f"{skill_space(row)}/{file_key(row.links[0].target) if row.links else slug(row.trigger)}"
+
+
+def _path_key(row: Row) -> str:
+    target = re.sub(r"^(?:\{baseDir\}|\$\{?CLAUDE_(?:SKILL_DIR|PLUGIN_ROOT)\}?)/", "",
+                    row.links[0].target).removeprefix("./")
+    return f"{skill_space(row)}/{slug(target[:-3] if target.lower().endswith('.md') else target)}"
 
 
 def assign_ids(rows: list[Row]) -> list[Row]:
-    """Give each row its content-derived id. Rows of one Skill whose first links share a name are
-    told apart by the linked path (`s/w-p`, `s/v-p`), rows linking the same first file by trigger."""
-    def by_path(row: Row) -> str:
-        if row.kind == "description" or not row.links:
-            return row_key(row)
-        target = row.links[0].target.removeprefix("./")
-        return f"{slug(row.skill)}/{slug(target[:-3] if target.lower().endswith('.md') else target)}"
-
-    counts: dict[str, int] = {}
-    for row in rows:
-        counts[row_key(row)] = counts.get(row_key(row), 0) + 1
-    keys = [row_key(row) if counts[row_key(row)] == 1 else by_path(row) for row in rows]
-    path_counts: dict[str, int] = {}
-    for key in keys:
-        path_counts[key] = path_counts.get(key, 0) + 1
-    seen: set[str] = set()
+    """Give each row (in file and line order) an id that depends on its own content and place, never
+    on another row's wording. The first row to link a file keeps the short id `<skill>/<file>`; a later
+    row whose short id is taken by another file gets the linked path (`s/v-p`), one linking the same
+    file gets its section heading (`s/editing#editing-workflow`), then a number within that section.
+    Rewording any row, or adding a row after it, never renames it."""
+    taken: dict[str, Path | None] = {}
     out: list[Row] = []
-    for row, key in zip(rows, keys, strict=True):
-        candidate = key if path_counts[key] == 1 else f"{key}@{slug(' '.join(row.trigger.split()[:5]))}"
-        unique, number = candidate, 2
-        while unique in seen:  # identical rows: only identical text is ever numbered
-            unique, number = f"{candidate}-{number}", number + 1
-        seen.add(unique)
+    for row in rows:
+        short = row_key(row)
+        target = row.links[0].path if row.links else None
+        base = short
+        if row.links and short in taken and taken[short] != target and _path_key(row) != short:
+            base = _path_key(row)
+        section = slug(" ".join(row.section.split()[:5])) if row.section else ""
+        first = f"{base}#{section}" if section else base
+        candidates = [base, first] if section else [base]
+        unique, number = next((c for c in candidates if c not in taken), ""), 2
+        while not unique:
+            unique = f"{first}-{number}" if f"{first}-{number}" not in taken else ""
+            number += 1
+        taken[unique] = target
         out.append(replace(row, id=unique))
     return out
 
@@ -362,14 +528,29 @@ def parse_files(files: list[Path], *, plugin: Path | None = None) -> list[Row]:
     return assign_ids(rows)
 
 
+def read_files(files: list[Path], *, plugin: Path | None = None) -> tuple[list[Row], list[InputError]]:
+    """Rows of every file that can be read, and one error per file that cannot (not UTF-8, bad or
+    unclosed front matter, a description that is not text): one bad file never hides the rest."""
+    rows: list[Row] = []
+    bad: list[InputError] = []
+    for file in files:
+        try:
+            rows += parse_text(read_text(file), file, plugin=plugin)
+        except InputError as exc:
+            bad.append(exc)
+    return assign_ids(rows), bad
+
+
 def find_row(rows: list[Row], ref: str) -> Row | None:
-    """A row by id, by its id without the Skill (when only one row has it), else by exact trigger."""
+    """A row by id, by its id without the plugin or without the Skill (when only one row has it),
+    else by exact trigger."""
     for row in rows:
         if row.id == ref:
             return row
-    short = [row for row in rows if row.id.split("/", 1)[-1] == ref]
-    if len(short) == 1:
-        return short[0]
+    for part in (lambda i: i.split(":", 1)[-1], lambda i: i.split("/", 1)[-1]):
+        short = [row for row in rows if part(row.id) == ref]
+        if len(short) == 1:
+            return short[0]
     return next((row for row in rows if row.trigger.lower() == ref.lower()), None)
 
 

@@ -11,10 +11,12 @@ from collections.abc import Mapping, Sequence
 
 from workbench.core.hostinfo import infer_kind as infer_kind  # the importer's vocabulary lives with the hosts
 from workbench.core.models import (
+    MAIN_READER,
     Call,
     CaseKind,
     ContentEvidence,
     EvidenceConflict,
+    FiredBy,
     MomentBasis,
     OrderBasis,
     ReadBasis,
@@ -25,7 +27,7 @@ from workbench.core.models import (
 from workbench.core.moments import MomentSpec, effect_kinds, find_effect_moment, find_moment, parse_moment
 from workbench.core.paths import GLOB_CHARS as _GLOB_CHARS
 from workbench.core.paths import either_suffix, segments, suffix_match
-from workbench.core.shell import analyze
+from workbench.core.shell import reads_of
 
 SCORER_RULES = 5
 """Version of the scoring rules; bump when any rule changes a verdict, so old records can be rescored."""
@@ -38,7 +40,9 @@ def read_paths(call: Call) -> list[str]:
         return [call.path] if call.status == "ok" and call.path else []
     if call.kind != "shell" or call.status == "denied" or not call.command:
         return []
-    reads = analyze(call.command).reads
+    reads = reads_of(call.command)
+    if not call.unreadable:
+        return list(reads)
     return [p for p in reads if not any(either_suffix(p, u) for u in call.unreadable)]
 
 
@@ -63,11 +67,6 @@ def judge_read(call: Call, required: str, command_read: bool) -> tuple[bool, Rea
         conflict = EvidenceConflict(call=call.index, required=required,
                                     command="read" if command_read else "no-read", content=content)
     return content == "shown", "content", conflict
-
-
-def first_read(required: str, calls: Sequence[Call]) -> int | None:
-    """Index of the first call that successfully read `required` (suffix match), or None."""
-    return first_reads([required], calls)[required]
 
 
 def first_reads(required: Sequence[str], calls: Sequence[Call]) -> dict[str, int | None]:
@@ -202,6 +201,12 @@ def judge_moment(spec: MomentSpec, calls: Sequence[Call]
     return pattern, "end" if pattern >= len(calls) else "pattern", None
 
 
+def fired_by(calls: Sequence[Call], reads: Mapping[str, int | None]) -> FiredBy:
+    """Who made the first successful reads of a fired run: subagent when a delegated agent made any."""
+    delegated = any(at is not None and calls[at].read_by != MAIN_READER for at in reads.values())
+    return "subagent" if delegated else "main"
+
+
 class _Unset:
     """Marks 'find the moment from the spec' (the normal case)."""
 
@@ -238,6 +243,7 @@ def score(spec: ScoreSpec, calls: Sequence[Call], *, moment_at: int | None | _Un
         else:
             verdicts[key] = "fired" if at is not None and is_before(calls, at, moment_at, order) else "skip"
     overall: Verdict = overall_verdict(spec.kind, verdicts) if model_output else "no-output"
-    return Score(reads=reads, verdicts=verdicts, overall=overall, moment_at=moment_at,
+    who = fired_by(calls, reads) if overall == "fired" else None
+    return Score(fired_by=who, reads=reads, verdicts=verdicts, overall=overall, moment_at=moment_at,
                  entry_loaded_at=entry_loaded_at(spec, calls), order_basis=order, read_basis=basis,
                  moment_basis=moment_basis, conflicts=conflicts)

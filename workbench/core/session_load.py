@@ -18,15 +18,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.core.hostinfo import NAMES
+from workbench.core.hostinfo import HOSTS, NAMES
 from workbench.core.markdown import path_words, read_text
 
 MANIFESTS = (".claude-plugin/plugin.json", ".claude-plugin/marketplace.json", ".codex-plugin/plugin.json",
              "gemini-extension.json")
-INSTRUCTION_FILES: dict[str, tuple[str, ...]] = {
-    "claude": ("CLAUDE.md",), "sim": ("CLAUDE.md",), "codex": ("AGENTS.md",), "grok": ("AGENTS.md",),
-    "opencode": ("AGENTS.md", "CLAUDE.md"), "gemini": ("GEMINI.md",)}
-"""Per host, the repo instruction file it loads (the first that exists)."""
 HOOK_HOSTS = ("claude", "sim")
 """Hosts that run a Claude plugin's SessionStart hooks (the sim stands in for Claude Code)."""
 IMPORT_HOSTS = ("claude", "sim", "gemini")
@@ -140,7 +136,7 @@ def session_load(plugin: Path, host: str, *, routing: list[Path], extra: list[Pa
     if host == "gemini" and (plugin / "gemini-extension.json").is_file():
         instruction = _gemini_context(plugin)
     elif not has_manifest(plugin):
-        instruction = INSTRUCTION_FILES.get(host, ())
+        instruction = HOSTS[host].instructions if host in HOSTS else ()
     for name in instruction:
         if (plugin / name).is_file():
             whole += _with_imports((plugin / name).resolve(), f"{host} loads {name}", follow=host in IMPORT_HOSTS,

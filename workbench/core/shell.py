@@ -689,3 +689,18 @@ def analyze(command: str, cwd: str | None = None) -> ShellAnalysis:
     """What `command` reads and writes (paths resolved against `cwd` and any `cd` in it)."""
     reads, writes, commands = _analyze_cached(command, cwd)
     return ShellAnalysis(list(reads), list(writes), [list(c) for c in commands])
+
+
+def reads_of(command: str) -> tuple[str, ...]:
+    """`analyze(command).reads`, as the remembered tuple (no copy: for callers that only look)."""
+    return _analyze_cached(command, None)[0]
+
+
+def writes_of(command: str) -> tuple[str, ...]:
+    """`analyze(command).writes`, as the remembered tuple."""
+    return _analyze_cached(command, None)[1]
+
+
+def commands_of(command: str) -> tuple[tuple[str, ...], ...]:
+    """`analyze(command).simple_commands`, as the remembered tuples."""
+    return _analyze_cached(command, None)[2]

@@ -4,7 +4,7 @@ sequential test, majority vote, null-aware means."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,14 +61,6 @@ def majority(hits: Sequence[bool]) -> bool:
 def flaky(hits: Sequence[bool]) -> bool:
     """True when runs of the same case disagree."""
     return 0 < sum(hits) < len(hits)
-
-
-def mean_known(values: Iterable[float | int | None]) -> tuple[float | None, int]:
-    """Mean over the known values (None is unknown, never 0) and how many were known."""
-    known = [float(v) for v in values if v is not None]
-    if not known:
-        return None, 0
-    return round(sum(known) / len(known), 4), len(known)
 
 
 SEQUENTIAL_PRIOR = 0.5

@@ -1,7 +1,9 @@
 """Trigger tables computed from run records alone.
 
-A cell is one (host, model, effort, arm, target, kind) with counts of runs by overall verdict. Arms are
-told apart by `source` (the arm's sha) when present, else by arm name. Records whose calls were never
+A cell is one (host, model, effort, script, arm, target, kind) with counts of runs by overall verdict.
+Scripted runs are told apart by the script's digest (two scripts are two measurements; a migrated
+record whose script is unknown forms its own group). Arms are told apart by `source` (the arm's sha)
+when present, else by arm name, and by the environment the arm gave the host. Records whose calls were never
 checked for failure (imported without `failed_calls`, flag `call_status_unknown`) are never pooled with
 checked ones: they form their own cells, flagged `reads_verified: false`.
 Discarded and superseded records are counted, not tabulated; invalid runs are counted apart.
@@ -17,8 +19,20 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from workbench.core import importer, records, stats
+from workbench.core.identity import UNKNOWN
 from workbench.core.importer import overall_of
-from workbench.core.models import CaseKind, EntryGate, Marking, Provenance, RunRecord, StopRule, Usage, Verdict
+from workbench.core.models import (
+    READ_BEFORE,
+    CaseKind,
+    EntryGate,
+    Marking,
+    Provenance,
+    RunRecord,
+    ScriptRef,
+    StopRule,
+    Usage,
+    Verdict,
+)
 
 POSITIVE_VERDICTS = ("fired", "read-noaction", "skip", "skip-noaction")
 NEGATIVE_VERDICTS = ("opened", "clean")
@@ -34,8 +48,10 @@ class RecordView(BaseModel):
     host: str
     model: str | None = None
     effort: str | None = None
+    script: ScriptRef | None = None
     arm: str | None = None
     source: str | None = None
+    arm_env: str | None = None
     case_id: str | None = None
     target: str
     kind: CaseKind
@@ -46,6 +62,7 @@ class RecordView(BaseModel):
     entry_loaded_at: int | None = None
     verdict: dict[str, Verdict] = {}
     overall: Verdict | None = None
+    fired_by: str | None = None
     valid: bool = True
     usage: Usage = Usage()
     discarded: Marking | None = None
@@ -97,7 +114,7 @@ def is_hit(kind: str, verdict: str | None) -> bool:
     (read-noaction) for positives; clean for negatives."""
     if kind == "negative":
         return verdict == "clean"
-    return verdict in ("fired", "read-noaction")
+    return verdict in READ_BEFORE
 
 
 def reads_verified(record: RunRecord | RecordView) -> bool:
@@ -106,8 +123,25 @@ def reads_verified(record: RunRecord | RecordView) -> bool:
 
 
 def arm_key(record: RunRecord | RecordView) -> str | None:
-    """What tells arms apart: the source sha when known, else the arm name."""
-    return record.source or record.arm
+    """What tells arms apart: the source sha when known, else the arm name; an arm that gave the host
+    an environment (an env-only arm beside its base) is another arm (`<sha>+env-<digest>`)."""
+    key = record.source or record.arm
+    return f"{key}+env-{record.arm_env}" if key and record.arm_env else key
+
+
+def script_key(record: RunRecord | RecordView) -> str:
+    """What tells scripted runs apart: the script's digest ('' without a script, `unknown` when a
+    migrated record cannot say)."""
+    return "" if record.script is None else record.script.digest or UNKNOWN
+
+
+def script_label(group: GroupKey, names: Sequence[str] = ()) -> str | None:
+    """How a group's script is shown: `name (digest)`, `unknown script`, or None without a script."""
+    if not group.script:
+        return None
+    if group.script == UNKNOWN:
+        return "unknown script"
+    return f"{'+'.join(names)} ({group.script[:7]})" if names else group.script[:7]
 
 
 def arm_label(name: str | None, source: str | None) -> str:
@@ -125,12 +159,14 @@ def case_key(record: RunRecord | RecordView) -> str:
 
 @dataclass(frozen=True, order=True)
 class GroupKey:
-    """Host, model and effort: one table."""
+    """Host, model, effort and script: one table."""
 
     host: str
     model: str
     effort: str
     verified: bool
+    script: str = ""
+    """The script's digest ('' for a real model or the sim's policy, `unknown` for a migrated record)."""
 
 
 @dataclass
@@ -158,10 +194,14 @@ class Cell:
     target: str
     kind: str
     arm_names: list[str] = field(default_factory=list)
+    script_names: list[str] = field(default_factory=list)
+    """The file names the cell's script was read from (one script may be loaded from two files)."""
     excluded: int = 0
     total: int = 0
     valid: int = 0
     hit_count: int = 0
+    fired_by_subagent: int = 0
+    """Fired runs whose first reads before the moment a delegated subagent made (the rest: the main agent)."""
     entry_loaded: int = 0
     offered: int = 0
     """Valid runs whose host offered the entry skill (funnel), and those whose record does not say."""
@@ -175,6 +215,8 @@ class Cell:
     verdicts: dict[str, int] = field(default_factory=lambda: dict.fromkeys((*POSITIVE_VERDICTS, *NEGATIVE_VERDICTS), 0))
     cases: dict[str, list[int]] = field(default_factory=dict)
     """Case -> [hits, valid runs]."""
+    invalid_cases: dict[str, int] = field(default_factory=dict)
+    """Case -> invalid runs."""
     per_file: dict[str, dict[str, int]] = field(default_factory=dict)
     tokens_in: Known = field(default_factory=Known)
     tokens_out: Known = field(default_factory=Known)
@@ -190,6 +232,7 @@ class Cell:
         self.tokens_out.add(r.usage.output_tokens)
         self.cost.add(r.usage.cost_usd)
         if not r.valid:
+            self.invalid_cases[case_key(r)] = self.invalid_cases.get(case_key(r), 0) + 1
             return
         self.valid += 1
         verdict = overall(r)
@@ -197,6 +240,7 @@ class Cell:
         self.hit_count += hit
         if verdict in self.verdicts:
             self.verdicts[verdict] += 1
+        self.fired_by_subagent += verdict == "fired" and r.fired_by == "subagent"
         case = self.cases.setdefault(case_key(r), [0, 0])
         case[0] += hit
         case[1] += 1
@@ -235,11 +279,13 @@ class Cell:
         ci = stats.wilson95(hits, valid)
         return {
             "host": self.group.host, "model": self.group.model or None, "effort": self.group.effort or None,
+            "script": "+".join(self.script_names) or None, "script_digest": self.group.script or None,
             "arm": "+".join(self.arm_names) or None,
             "source": self.arm if self.has_source else None,
             "target": self.target, "kind": self.kind,
             "total": self.total, "valid": valid, "invalid": self.total - valid,
-            "fired": counts["fired"], "read_noaction": counts["read-noaction"], "skip": counts["skip"],
+            "fired": counts["fired"], "fired_by_main": counts["fired"] - self.fired_by_subagent,
+            "fired_by_subagent": self.fired_by_subagent, "read_noaction": counts["read-noaction"], "skip": counts["skip"],
             "skip_noaction": counts["skip-noaction"], "opened": counts["opened"], "clean": counts["clean"],
             "hits": hits, "wilson95": list(ci) if ci else None,
             "majority_cases": sum(h * 2 > n for h, n in self.cases.values()), "cases": len(self.cases),
@@ -267,7 +313,8 @@ class Summary:
     @staticmethod
     def key(r: RunRecord | RecordView) -> tuple[GroupKey, str | None, str, str]:
         """The cell a record is counted in."""
-        return GroupKey(r.host, r.model or "", r.effort or "", reads_verified(r)), arm_key(r), r.target, r.kind
+        return (GroupKey(r.host, r.model or "", r.effort or "", reads_verified(r), script_key(r)), arm_key(r),
+                r.target, r.kind)
 
     def add(self, record: RunRecord | RecordView) -> None:
         r = RecordView.of(record)
@@ -278,6 +325,8 @@ class Summary:
                                           slot_hits={} if self.pairs else None)
         if r.arm and r.arm not in cell.arm_names:
             cell.arm_names.append(r.arm)
+        if r.script is not None and r.script.name and r.script.name not in cell.script_names:
+            cell.script_names.append(r.script.name)
         if r.discarded is not None or r.superseded is not None:
             cell.excluded += 1
             self.discarded += r.discarded is not None
@@ -296,7 +345,8 @@ class Summary:
         for cell in self.cells.values():
             for key, row in cell.per_file.items():
                 out.append({"host": cell.group.host, "model": cell.group.model or None,
-                            "effort": cell.group.effort or None, "source": cell.arm, "target": cell.target,
+                            "effort": cell.group.effort or None, "script_digest": cell.group.script or None,
+                            "source": cell.arm, "target": cell.target,
                             "kind": cell.kind, "file": key, **row})
         return out
 
@@ -333,16 +383,29 @@ def slots(cell: Cell) -> dict[tuple[str, int, int], bool]:
     return {(case, run, i): bool(hit) for (case, run), hits in cell.slot_hits.items() for i, hit in enumerate(hits)}
 
 
+def pairs(a: Cell, b: Cell) -> dict[str, list[tuple[bool, bool]]]:
+    """Case -> (hit in A, hit in B) for each pair of runs of two cells: the same case, run index and
+    repeat. The cells must be of one group (host, model, effort, reads verified and script: two
+    scripts are never one measurement), target and kind; every comparison pairs runs here."""
+    if (a.group, a.target, a.kind) != (b.group, b.target, b.kind):
+        raise ValueError(f"cells of different groups or targets do not pair: {a.group} {a.target} vs "
+                         f"{b.group} {b.target}")
+    sa, sb = slots(a), slots(b)
+    out: dict[str, list[tuple[bool, bool]]] = {}
+    for slot in sorted(set(sa) & set(sb)):
+        out.setdefault(slot[0], []).append((sa[slot], sb[slot]))
+    return out
+
+
 def paired(a: Cell, b: Cell, alpha: float = 0.05) -> dict[str, Any]:
     """One comparison row between two cells of the same target (pairs: same case and run index)."""
-    sa, sb = slots(a), slots(b)
-    common = sorted(set(sa) & set(sb))
-    only_a = sum(sa[s] and not sb[s] for s in common)
-    only_b = sum(sb[s] and not sa[s] for s in common)
+    common = [pair for case_pairs in pairs(a, b).values() for pair in case_pairs]
+    only_a = sum(ha and not hb for ha, hb in common)
+    only_b = sum(hb and not ha for ha, hb in common)
     ha, na, hb, nb = a.hits(), a.valid, b.hits(), b.valid
     return {
         "host": a.group.host, "model": a.group.model or None, "effort": a.group.effort or None,
-        "target": a.target, "kind": a.kind, "a": a.arm, "b": b.arm,
+        "script_digest": a.group.script or None, "target": a.target, "kind": a.kind, "a": a.arm, "b": b.arm,
         "name_a": "+".join(a.arm_names) or None, "name_b": "+".join(b.arm_names) or None,
         "hits_a": ha, "valid_a": na, "hits_b": hb, "valid_b": nb,
         "delta_pp": stats.delta_pp(ha, na, hb, nb),
@@ -368,6 +431,34 @@ def decision_text(row: dict[str, Any]) -> str:
     if row["more_pairs"] is None:
         return f"undecided: no difference seen in {row['pairs']} pairs (e = {row['e_value']:.2f})"
     return f"undecided: ~{row['more_pairs']} more pairs at the observed rate (e = {row['e_value']:.2f})"
+
+
+@dataclass(frozen=True)
+class CaseRow:
+    """One case of one arm on one host and model: a row of a per-case results table."""
+
+    host: str
+    model: str
+    arm: str
+    case: str
+    hits: int
+    valid: int
+    invalid: int
+
+
+def case_rows(summary: Summary) -> list[CaseRow]:
+    """Every (host, model, arm, case) of SUMMARY with its hits, valid and invalid runs, sorted by case,
+    host, model and arm: a front end's per-case table never counts records itself."""
+    rows: dict[tuple[str, str, str, str], list[int]] = {}
+    for cell in summary.cells.values():
+        arm = "+".join(cell.arm_names) or arm_label(None, cell.arm)
+        for case in {*cell.cases, *cell.invalid_cases}:
+            hits, valid = cell.cases.get(case, [0, 0])
+            row = rows.setdefault((case, cell.group.host, cell.group.model, arm), [0, 0, 0])
+            row[0] += hits
+            row[1] += valid
+            row[2] += cell.invalid_cases.get(case, 0)
+    return [CaseRow(host, model, arm, case, *counts) for (case, host, model, arm), counts in sorted(rows.items())]
 
 
 def summarize(records_: Iterable[RunRecord | RecordView], *, pairs: bool = True) -> Summary:

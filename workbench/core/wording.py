@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -22,39 +21,72 @@ from workbench.core.errors import InputError
 from workbench.core.markdown import front_matter
 from workbench.core.routing import Link, Row, parse_text
 
-BRANCH_PREFIX = "workbench/arm/"
-BASELINE = "baseline"
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _BLOCK = re.compile(r"^(?P<key>[A-Za-z_][\w.-]*)\s*:\s*(?P<style>[>|][+-]?\d*)\s*(?:#.*)?$")
 
 
-@dataclass(frozen=True)
-class ArmInfo:
-    """An arm as listed: name, ref, resolved sha (None if the ref is missing), env, and the row it edits."""
-
-    name: str
-    ref: str
-    sha: str | None
-    env: dict[str, str] = field(default_factory=dict)
-    row: str | None = None
+def _pipes(line: str) -> list[int]:
+    """Positions of the cell-separating pipes of a table LINE: every pipe not escaped (GFM splits
+    cells there even inside a code span)."""
+    return [m.end() - 1 for m in re.finditer(r"(?<!\\)(?:\\\\)*\|", line)]
 
 
-def check_arm_name(name: str) -> None:
-    """An InputError unless NAME can name an arm (and a branch)."""
-    if not _NAME.match(name) or name == BASELINE:
-        raise InputError(f"arm name {name!r}: use letters, digits, '.', '_' or '-' (not 'baseline')",
-                         field="--name")
+def _cells(line: str) -> list[tuple[int, int]]:
+    """(start, end) of each cell of a table LINE, leading and trailing pipes excluded."""
+    pipes = _pipes(line)
+    bounds = [-1, *pipes, len(line)]
+    cells = [(a + 1, b) for a, b in zip(bounds, bounds[1:], strict=False)]
+    if cells and not line[:cells[0][1]].strip():
+        cells = cells[1:]
+    if cells and not line[cells[-1][0]:].strip():
+        cells = cells[:-1]
+    return cells
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[*_`]", "", text).split())
+
+
+def _outside_labels(text: str, needle: str) -> int:
+    """The first index of NEEDLE in TEXT that is not inside a link label `[...]`, else -1."""
+    start = text.find(needle)
+    while start >= 0:
+        if text[:start].count("[") <= text[:start].count("]"):
+            return start
+        start = text.find(needle, start + 1)
+    return -1
+
+
+def _table_line(row: Row, trigger: str) -> str | None:
+    """ROW's table line with the trigger cell's wording replaced by TRIGGER (its padding and the
+    other cells kept byte for byte), else None when no cell holds the trigger."""
+    line = row.text
+    cells = [(a, b) for a, b in _cells(line) if "](" not in line[a:b]]
+    for a, b in cells:
+        inner = line[a:b]
+        if inner.strip() == row.trigger or _plain(inner) == _plain(row.trigger):
+            lead = inner[:len(inner) - len(inner.lstrip())]
+            tail = inner[len(inner.rstrip()):]
+            return line[:a] + lead + trigger + tail + line[b:]
+    for a, b in _cells(line):
+        index = _outside_labels(line[a:b], row.trigger)
+        if index >= 0:
+            return line[:a + index] + trigger + line[a + index + len(row.trigger):]
+    return None
 
 
 def new_line(row: Row, *, text: str | None = None, trigger: str | None = None) -> str:
-    """The row's new line: TEXT as the whole line, or the row with its trigger replaced by TRIGGER."""
+    """The row's new line: TEXT as the whole line, or the row with its trigger replaced by TRIGGER
+    (in a table, the trigger's cell: a link-first table keeps its link cell and its pipes)."""
     if text is not None:
         if "\n" in text:
             raise InputError("a row's text is one line", field="--text")
         return text
     if trigger is None:
         raise InputError("give --text or --trigger", field="--text")
-    index = row.text.find(row.trigger)
+    found = _table_line(row, trigger) if row.kind == "table" else None
+    if found is not None:
+        return found
+    index = _outside_labels(row.text, row.trigger)
     if index < 0:
         raise InputError(f"cannot find the trigger of row {row.id!r} in its line", field="ROW")
     return row.text[:index] + trigger + row.text[index + len(row.trigger):]

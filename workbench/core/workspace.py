@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from workbench.core.errors import InputError
-from workbench.core.locate import field_name, key_line
+from workbench.core.locate import field_name, key_line, parse_toml
 from workbench.core.tiers import Tier, merged_tiers
 
 FILENAME = "workbench.toml"
@@ -156,12 +155,7 @@ class Workspace(BaseModel):
 
 def parse_workspace(text: str, *, file: Path) -> WorkspaceFile:
     """Validate the text of a workspace file; bad input -> InputError with file, line and key."""
-    try:
-        data: Any = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        found = re.search(r"line (\d+)", str(exc))
-        raise InputError(f"invalid TOML: {exc}", file=str(file),
-                         line=int(found.group(1)) if found else None) from None
+    data: Any = parse_toml(text, file=str(file))
     try:
         return WorkspaceFile.model_validate(data)
     except ValidationError as exc:
@@ -272,7 +266,8 @@ def _glob_for(folder: Path, files: list[Path]) -> list[str]:
 
 def guess_layout(folder: Path) -> Layout:
     """Routing files, procedure globs and the entry Skill of the plugin repo at FOLDER."""
-    from workbench.core.session_load import INSTRUCTION_FILES, has_manifest, manifest_skills
+    from workbench.core.hostinfo import HOSTS
+    from workbench.core.session_load import has_manifest, manifest_skills
 
     folder = folder.resolve()
     guesses: list[str] = []
@@ -286,7 +281,7 @@ def guess_layout(folder: Path) -> Layout:
             guesses.append(f"Skills: {len(skills)} folder(s) holding a SKILL.md (no manifest lists them)")
     routing = _glob_for(folder, [s / "SKILL.md" for s in skills])
     if not has_manifest(folder):
-        for name in dict.fromkeys(n for names in INSTRUCTION_FILES.values() for n in names):
+        for name in dict.fromkeys(n for h in HOSTS.values() for n in h.instructions):
             path = folder / name
             if path.is_file() and not path.is_symlink() and ".md" in path.read_text(encoding="utf-8", errors="replace"):
                 routing.append(name)
@@ -302,11 +297,6 @@ def guess_layout(folder: Path) -> Layout:
     entry, why = _entry_skill(folder, skills)
     guesses.append(f"entry Skill: {entry} ({why})" if entry else "entry Skill: none found; set plugin.entry_skill")
     return Layout(routing, procedures, entry, guesses)
-
-
-def init_text(folder: Path) -> str:
-    """A starting `workbench.toml` for a plugin repo at FOLDER (see `guess_layout`)."""
-    return init_layout(folder)[0]
 
 
 def init_layout(folder: Path) -> tuple[str, Layout]:

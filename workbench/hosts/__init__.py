@@ -1,13 +1,13 @@
 """The host registry: every host's adapter (how to launch its CLI for one measured run, docs/hosts.md
 "Adapters") and its stream parser by name. Names, tool vocabularies and script-call mappings are the
-pure data of `workbench.core.hostinfo`; CLI `--host` choices come from `HOST_NAMES`."""
+pure data of `workbench.core.hostinfo`, whose `NAMES` every `--host` choice and host list reads."""
 
 from __future__ import annotations
 
 from workbench.core.errors import InputError
 from workbench.core.hostinfo import HOSTS, NAMES, HostInfo
 from workbench.core.parsers import StreamParser, make_parser
-from workbench.hosts.base import SCRIPTED, HostAdapter, Launch, RunSpec, clean_env
+from workbench.hosts.base import SCRIPTED, HostAdapter, Launch, RunSpec
 from workbench.hosts.claude import ClaudeAdapter
 from workbench.hosts.codex import CodexAdapter
 from workbench.hosts.gemini import GeminiAdapter
@@ -15,11 +15,8 @@ from workbench.hosts.grok import GrokAdapter
 from workbench.hosts.opencode import OpenCodeAdapter
 from workbench.hosts.sim import SimAdapter
 
-HOST_NAMES = NAMES
-"""Every host name, in the order the CLI lists them."""
-
 _ADAPTERS = (ClaudeAdapter(), CodexAdapter(), OpenCodeAdapter(), GeminiAdapter(), GrokAdapter(), SimAdapter())
-ADAPTERS: dict[str, HostAdapter] = {name: next(a for a in _ADAPTERS if a.name == name) for name in HOST_NAMES}
+ADAPTERS: dict[str, HostAdapter] = {name: next(a for a in _ADAPTERS if a.name == name) for name in NAMES}
 """Host name -> adapter; the four npm hosts are verified, grok is by command line only, sim is offline Python."""
 
 REAL_HOSTS = tuple(name for name, info in HOSTS.items() if info.verified and info.wire is not None)
@@ -44,5 +41,5 @@ def adapter(host: str) -> HostAdapter:
     return ADAPTERS[host]
 
 
-__all__ = ["ADAPTERS", "HOST_NAMES", "REAL_HOSTS", "SCRIPTED", "HostAdapter", "Launch", "RunSpec", "adapter",
-           "clean_env", "info", "parser_for"]
+__all__ = ["ADAPTERS", "REAL_HOSTS", "SCRIPTED", "HostAdapter", "Launch", "RunSpec", "adapter",
+           "info", "parser_for"]

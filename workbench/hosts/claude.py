@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from workbench.core.hostinfo import HOSTS
 from workbench.hosts.base import FAKE_KEY, HostAdapter, Launch, RunSpec
+
+API_BODIES = Path("tmp") / "api-bodies"
+"""Where, in the run folder, a real-model run writes each request body (what reached the model)."""
 
 
 def is_plugin(folder: Path | None) -> bool:
@@ -26,7 +30,7 @@ class ClaudeAdapter(HostAdapter):
     login_files = (".claude/.credentials.json", ".claude.json")
     skills_dir = ".claude/skills"
     api_hosts = ("api.anthropic.com:443",)
-    efforts = ("low", "medium", "high", "xhigh", "max")
+    efforts = HOSTS["claude"].efforts
     """`claude --help`: `--effort <level>`, "Effort level for the current session"."""
 
     def effort_argv(self, effort: str) -> list[str]:
@@ -48,4 +52,5 @@ class ClaudeAdapter(HostAdapter):
             env["ANTHROPIC_API_KEY"] = FAKE_KEY
         else:
             argv += ["--model", run.model]
+            env["OTEL_LOG_RAW_API_BODIES"] = f"file:{run.run_dir / API_BODIES}"  # read by runner/api_bodies.py
         return self.launch(run, argv, env)

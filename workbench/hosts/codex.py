@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import tomlkit
+
+from workbench.core.hostinfo import HOSTS
 from workbench.hosts.base import FAKE_KEY, HostAdapter, Launch, RunSpec
 
 SCRIPTED_MODEL = "gpt-5.5"
@@ -20,15 +23,15 @@ KEY_VAR = "WORKBENCH_SCRIPTED_KEY"
 
 def config_toml(run: RunSpec) -> str:
     """$CODEX_HOME/config.toml for the run."""
-    model = SCRIPTED_MODEL if run.scripted else run.model
-    lines = [f'model = "{model}"', 'approval_policy = "never"']
+    config: dict[str, object] = {"model": SCRIPTED_MODEL if run.scripted else run.model, "approval_policy": "never"}
     if run.scripted:
-        lines += ['model_provider = "workbench"', "", "[model_providers.workbench]",
-                  'name = "workbench scripted model"', f'base_url = "{run.url()}/v1"', 'wire_api = "responses"',
-                  f'env_key = "{KEY_VAR}"', "request_max_retries = 0", "stream_max_retries = 0"]
-    lines += ["", "[analytics]", "enabled = false", "", "[features]", "plugins = false", "remote_plugin = false",
-              "apps = false", ""]
-    return "\n".join(lines)
+        config["model_provider"] = "workbench"
+        config["model_providers"] = {"workbench": {
+            "name": "workbench scripted model", "base_url": f"{run.url()}/v1", "wire_api": "responses",
+            "env_key": KEY_VAR, "request_max_retries": 0, "stream_max_retries": 0}}
+    config["analytics"] = {"enabled": False}
+    config["features"] = {"plugins": False, "remote_plugin": False, "apps": False}
+    return tomlkit.dumps(config)
 
 
 def native_binary(binary: Path) -> Path:
@@ -47,7 +50,7 @@ class CodexAdapter(HostAdapter):
     login_files = (".codex/auth.json",)
     skills_dir = ".codex/skills"
     api_hosts = ("api.openai.com:443", "chatgpt.com:443")
-    efforts = ("minimal", "low", "medium", "high", "xhigh")
+    efforts = HOSTS["codex"].efforts
     """The `model_reasoning_effort` config values, set with `-c` for this run only."""
 
     def effort_argv(self, effort: str) -> list[str]:

@@ -19,15 +19,17 @@ from pathlib import Path
 from platformdirs import user_cache_dir
 
 from workbench.core.errors import InputError
+from workbench.core.hostinfo import HOSTS, NPM_HOSTS
 
-PINNED: dict[str, tuple[str, str]] = {
-    "claude": ("@anthropic-ai/claude-code", "2.1.197"),
-    "codex": ("@openai/codex", "0.171.0"),
-    "opencode": ("opencode-ai", "1.18.33"),
-    "gemini": ("@google/gemini-cli", "0.61.0"),
-    "grok": ("@vibe-kit/grok-cli", "0.0.34"),
-}
-"""Host -> (npm package, exact version) the workbench is verified against."""
+
+def pin(host: str) -> tuple[str, str]:
+    """HOST's (npm package, exact version) from the registry (`core.hostinfo`); an InputError for a
+    host not installed from npm."""
+    npm = HOSTS[host].npm if host in HOSTS else None
+    if npm is None:
+        raise InputError(f"{host}: not installed from npm; npm hosts: {', '.join(NPM_HOSTS)}", field="host")
+    return npm
+
 
 ENV_DIR = "WORKBENCH_HOSTS_DIR"
 
@@ -60,16 +62,10 @@ def _candidates(host: str, modules: Path) -> list[Path]:
 
 
 def find_binary(host: str, root: Path | None = None) -> Path | None:
-    """The runnable binary of an installed host, or None."""
-    modules = (root or hosts_dir()) / "node_modules"
+    """The runnable binary of an installed host, or None. A hosts folder reached through a symlink is
+    named by its real path: a confined run binds real paths only, so the link itself is not there."""
+    modules = Path(os.path.realpath(root or hosts_dir())) / "node_modules"
     return next((p for p in _candidates(host, modules) if p.is_file()), None)
-
-
-def codex_native(root: Path | None = None) -> Path | None:
-    """Codex's native binary (the one `codex-linux-sandbox` must alias)."""
-    modules = (root or hosts_dir()) / "node_modules" / "@openai"
-    found = sorted(modules.glob("codex-*/vendor/*/bin/codex"))
-    return found[0] if found else None
 
 
 def require_binary(host: str, root: Path | None = None) -> Path:
@@ -84,7 +80,7 @@ def require_binary(host: str, root: Path | None = None) -> Path:
 
 def installed_version(host: str, root: Path | None = None) -> str | None:
     """The version npm installed, from the package's package.json."""
-    package, _ = PINNED[host]
+    package, _ = pin(host)
     meta = (root or hosts_dir()) / "node_modules" / package / "package.json"
     try:
         version = json.loads(meta.read_text(encoding="utf-8")).get("version")
@@ -93,7 +89,7 @@ def installed_version(host: str, root: Path | None = None) -> str | None:
     return str(version) if version else None
 
 
-def probe_version(binary: Path, timeout: float = 30.0) -> str | None:
+def probe_version(binary: Path, timeout: float = 120.0) -> str | None:
     """What `BINARY --version` prints (first line), or None when it does not run."""
     try:
         done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=timeout,
@@ -119,7 +115,7 @@ class HostStatus:
 
 def status(host: str, root: Path | None = None, probe: bool = True) -> HostStatus:
     """Pinned vs installed version, the binary and whether `--version` runs."""
-    package, pinned = PINNED[host]
+    package, pinned = pin(host)
     binary = find_binary(host, root)
     version = probe_version(binary) if binary and probe else None
     return HostStatus(host, package, pinned, installed_version(host, root), str(binary) if binary else None,
@@ -133,7 +129,7 @@ def install(hosts: list[str], root: Path | None = None, npm: str = "npm") -> Pat
     exe = shutil.which(npm)
     if exe is None:
         raise InputError(f"`{npm}` not found on PATH: install Node.js and npm to install host CLIs", field="npm")
-    specs = [f"{PINNED[h][0]}@{PINNED[h][1]}" for h in hosts]
+    specs = ["@".join(pin(h)) for h in hosts]
     argv = [exe, "install", "--prefix", str(target), "--ignore-scripts", "--no-audit", "--no-fund",
             "--save-exact", "--loglevel", "error", *specs]
     done = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL, check=False)

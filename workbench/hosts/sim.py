@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from workbench.core.hostinfo import EFFORTS
+from workbench.core.hostinfo import HOSTS
 from workbench.hosts.base import SCRIPTED, HostAdapter, Launch, RunSpec
 
 NO_OUTPUT = "no-output"
@@ -23,7 +23,7 @@ class SimAdapter(HostAdapter):
     package = ""
     pinned = ""
     uses_server = False
-    efforts = EFFORTS
+    efforts = HOSTS["sim"].efforts
     """Every level, so a pipeline can be tried offline with an effort; the simulation has none to set."""
 
     def default_binary(self) -> Path:

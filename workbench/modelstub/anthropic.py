@@ -22,6 +22,7 @@ from workbench.modelstub.wire import (
     halves,
     json_answer,
     new_id,
+    opening_texts,
     sse,
     texts_of,
 )
@@ -42,14 +43,14 @@ class AnthropicMessages(WireAPI):
     def parse(self, path: str, body: dict[str, Any]) -> Request:
         messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
         texts = texts_of(body.get("system"))
-        for message in messages:
-            if message.get("role") == "user":
+        for message in messages:  # Claude Code 2.1.197 sends its skill listing as a `system` role message
+            if message.get("role") in ("user", "system"):
                 texts.extend(texts_of(message.get("content")))
         tools = {str(t.get("name")): str(t.get("type", "custom")) for t in body.get("tools") or []
                  if isinstance(t, dict) and t.get("name")}
         return Request(body=body, model=str(body.get("model", "")), tools=tools, texts=texts,
                        model_turns=count_runs([m.get("role") == "assistant" for m in messages]),
-                       stream=bool(body.get("stream")))
+                       stream=bool(body.get("stream")), opening=opening_texts(messages, "user", "assistant"))
 
     def answer(self, turn: Turn | None, request: Request, context: dict[str, str]) -> Answer:
         text = CANNED_TEXT if turn is None else turn.text

@@ -21,6 +21,7 @@ from workbench.modelstub.wire import (
     Request,
     WireAPI,
     json_answer,
+    opening_texts,
     sse,
     texts_of,
 )
@@ -54,7 +55,7 @@ class Gemini(WireAPI):
         model = path.rsplit("/", 1)[-1].split(":", 1)[0]
         return Request(body=body, model=model, tools=tools, texts=texts,
                        model_turns=count_runs([c.get("role") == "model" for c in contents]),
-                       stream=":streamGenerateContent" in path)
+                       stream=":streamGenerateContent" in path, opening=opening_texts(contents, "user", "model", "parts"))
 
     def answer(self, turn: Turn | None, request: Request, context: dict[str, str]) -> Answer:
         usage = {"promptTokenCount": INPUT_TOKENS, "candidatesTokenCount": OUTPUT_TOKENS,

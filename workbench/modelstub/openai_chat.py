@@ -26,6 +26,7 @@ from workbench.modelstub.wire import (
     halves,
     json_answer,
     new_id,
+    opening_texts,
     sse,
     texts_of,
 )
@@ -52,7 +53,7 @@ class OpenAIChat(WireAPI):
         host = wire_host(self.name, tools) or self.host
         return Request(body=body, model=str(body.get("model", "")), tools=tools, texts=texts, host=host,
                        model_turns=count_runs([m.get("role") == "assistant" for m in messages]),
-                       stream=bool(body.get("stream")),
+                       stream=bool(body.get("stream")), opening=opening_texts(messages, "user", "assistant"),
                        options={"include_usage": include_usage})
 
     def answer(self, turn: Turn | None, request: Request, context: dict[str, str]) -> Answer:

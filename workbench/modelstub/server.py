@@ -28,7 +28,7 @@ from workbench.modelstub.gemini import Gemini
 from workbench.modelstub.openai_chat import OpenAIChat
 from workbench.modelstub.openai_responses import OpenAIResponses
 from workbench.modelstub.script import Script
-from workbench.modelstub.turns import Turn, pick_turn, plan_turns
+from workbench.modelstub.turns import Turn, agent_of, pick_turn, plan_agents
 from workbench.modelstub.wire import INPUT_TOKENS, Answer, Request, WireAPI, listed_skills, plugins_of
 
 FaultKind = Literal["status", "delay", "hang", "cut"]
@@ -82,14 +82,16 @@ class ModelServer:
         self.requests: list[dict[str, Any]] = []
         """Every request received: path and decoded JSON body."""
         self.offered: list[dict[str, Any]] = []
-        """Per request: api, host, model, offered tools, listed skills and plugins, turn, fault, status."""
+        """Per request: api, host, model, offered tools, listed skills and plugins, turn, the subagent that
+        asked (its delegated prompt; None: the main agent), fault, status."""
         self.asked: list[tuple[int, float]] = []
-        """(model turn, monotonic arrival) of every scripted request: the turn clock of
+        """(model turn, monotonic arrival) of every scripted main-agent request: the turn clock of
         `workbench.core.effects.turn_spans`. BEFORE_STAMP (the repo watcher's `sync`) runs before
         each arrival is stamped, so a change made before the request was sent is stamped before it."""
         self.before_stamp = before_stamp
-        self._turns = {name: plan_turns(self.script, read_before_edit=api.read_before_edit)
+        self._plans = {name: plan_agents(self.script, read_before_edit=api.read_before_edit)
                        for name, api in _APIS.items()}
+        self._prompts = [agent.prompt for agent in self.script.agents()]
         self._fired = [0] * len(self.faults)
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -107,9 +109,14 @@ class ModelServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def turns(self, api: str) -> list[Turn]:
-        """The turns the script expands to for a wire API (Claude gets reads before edits)."""
-        return self._turns[api]
+    def turns(self, api: str, agent: str | None = None) -> list[Turn]:
+        """The turns the script expands to for a wire API (Claude gets reads before edits); AGENT: the
+        subagent delegated that prompt."""
+        return self._plans[api][agent]
+
+    def agent_of(self, request: Request) -> str | None:
+        """Which subagent sent REQUEST (its delegated prompt), None for the main agent."""
+        return agent_of(self._prompts, request.opening) if self._prompts else None
 
     def start(self) -> ModelServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="modelstub",
@@ -138,7 +145,8 @@ class ModelServer:
         arrived = time.monotonic()
         api = route(path)
         request = api.parse(path, body) if api else None
-        fault = self._fault_for(request.model_turns) if request and request.scripted else None
+        agent = self.agent_of(request) if request and request.scripted else None
+        fault = self._fault_for(request.model_turns, agent) if request and request.scripted else None
         skills = listed_skills(request.texts) if request else []
         entry = {"n": len(self.requests), "time": time.time(), "path": path,
                  "api": api.name if api else None,
@@ -147,11 +155,11 @@ class ModelServer:
                  "tools": sorted(request.tools) if request else [], "skills": skills,
                  "plugins": plugins_of(skills), "scripted": bool(request and request.scripted),
                  "turn": request.model_turns if request and request.scripted else None,
-                 "fault": fault.kind if fault else None}
+                 "agent": agent, "fault": fault.kind if fault else None}
         with self._lock:
             self.requests.append({"path": path, "body": body})
             self.offered.append(entry)
-            if request is not None and request.scripted:
+            if request is not None and request.scripted and agent is None:
                 self.asked.append((request.model_turns, arrived))
             if self.log_path:
                 with self.log_path.open("a", encoding="utf-8") as log:
@@ -159,13 +167,16 @@ class ModelServer:
         return api, request, fault
 
     def answer(self, api: WireAPI, request: Request) -> Answer:
-        turn = pick_turn(self._turns[api.name], request.model_turns) if request.scripted else None
+        if not request.scripted:
+            return api.answer(None, request, self.placeholders)
+        turn = pick_turn(self.turns(api.name, self.agent_of(request)), request.model_turns)
         return api.answer(turn, request, self.placeholders)
 
-    def _fault_for(self, turn: int) -> Fault | None:
+    def _fault_for(self, turn: int, agent: str | None = None) -> Fault | None:
+        """The fault for a main-agent request at TURN; a subagent's requests get only the faults of every turn."""
         with self._lock:
             for index, fault in enumerate(self.faults):
-                if fault.step not in (None, turn):
+                if fault.step not in (None, turn) or (agent is not None and fault.step is not None):
                     continue
                 if fault.times is not None and self._fired[index] >= fault.times:
                     continue

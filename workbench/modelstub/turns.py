@@ -4,6 +4,8 @@ The server is stateless: the turn to answer is the number of model turns already
 history. Most hosts get one turn per script step. Claude Code refuses to edit a file it has not read
 in the session, so for it an edit of an unread file is preceded by an extra turn that reads it; the
 expansion is computed from the script alone, so the count stays right on every request.
+A subagent's requests carry their own history, opened by the prompt it was delegated: they are
+answered from that agent's own turns (`plan_agents`, `agent_of`).
 """
 
 from __future__ import annotations
@@ -54,6 +56,20 @@ def plan_turns(script: Script, *, read_before_edit: bool = False) -> list[Turn]:
     if turns[-1].calls:
         turns.append(Turn(FINAL_TEXT, (), len(script.steps)))
     return turns
+
+
+def plan_agents(script: Script, *, read_before_edit: bool = False) -> dict[str | None, list[Turn]]:
+    """The main agent's turns (key None) and each subagent's, keyed by its delegated prompt."""
+    plans: dict[str | None, list[Turn]] = {None: plan_turns(script, read_before_edit=read_before_edit)}
+    for agent in script.agents():
+        plans[agent.prompt] = plan_turns(Script(steps=agent.steps), read_before_edit=read_before_edit)
+    return plans
+
+
+def agent_of(prompts: list[str], opening: list[str]) -> str | None:
+    """The delegated prompt a request's history opens with (the longest found), None for the main agent."""
+    found = [p for p in prompts if any(p in text for text in opening)]
+    return max(found, key=len) if found else None
 
 
 def pick_turn(turns: list[Turn], model_turns: int) -> Turn:

@@ -38,6 +38,8 @@ class Request:
     """The host that sent it, when the wire is shared (None: the wire's own host)."""
     stream: bool = True
     options: dict[str, Any] = field(default_factory=dict)
+    opening: list[str] = field(default_factory=list)
+    """The user texts before the first model turn: a subagent's history opens with its delegated prompt."""
 
     @property
     def scripted(self) -> bool:
@@ -136,6 +138,17 @@ def codex_skill_files(text: str) -> dict[str, str]:
 def plugins_of(skills: list[str]) -> list[str]:
     """Plugins named by their namespaced skills (`plugin:skill`)."""
     return list(dict.fromkeys(name.split(":", 1)[0] for name in skills if ":" in name))
+
+
+def opening_texts(messages: list[dict[str, Any]], role: str, model_role: str, key: str = "content") -> list[str]:
+    """The texts of the ROLE messages before the first MODEL_ROLE one."""
+    out: list[str] = []
+    for message in messages:
+        if message.get("role") == model_role:
+            break
+        if message.get("role") == role:
+            out.extend(texts_of(message.get(key)))
+    return out
 
 
 def texts_of(content: Any) -> list[str]:

@@ -19,6 +19,7 @@ pre { white-space: pre-wrap; word-break: break-word; margin: .2rem 0; background
          border: 1px solid currentColor; margin-left: .25rem; }
 .flaky { color: #9a6700; } .hit { color: var(--hit); } .miss { color: var(--miss); }
 .mark-READ { color: var(--hit); } .mark-READ-OTHER { color: #8250df; } .mark-REFUSED, .mark-FAILED { color: var(--miss); }
+.by-subagent { color: #8250df; }
 .mark-CONFLICT { color: #bc4c00; } p.conflict { color: #bc4c00; margin: .2rem 0; }
 .mark-MOMENT { color: #fff; background: var(--accent); border-color: var(--accent); }
 tr.moment td { border-top: 2px solid var(--accent); }

@@ -1,7 +1,8 @@
 """One self-contained HTML page from a `core.report.Report`: inline CSS, JS and SVG, nothing fetched.
 
 Every value from a record is escaped (records hold agent output). Numbers a reader or a test may
-check are also on the cells as `data-*` attributes, named as in `summary --format json`.
+check are also on the cells as `data-*` attributes, named as in `summary --format json` (fired runs
+split into `fired-by-main` / `fired-by-subagent`; a run's `fired-by`, a call's `read-by`).
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import html
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from workbench.core.models import MAIN_READER
 from workbench.core.report import FUNNEL_STAGES, Report
 from workbench.report.assets import CSS, JS
-from workbench.report.tables import arm_label, side_label
+from workbench.report.tables import arm_label, script_part, side_label
 
 FUNNEL_LABELS = {"runs": "positive runs", "offered": "skill offered", "loaded": "entry loaded",
                  "opened": "procedure opened (any time)", "read_before": "read before the moment"}
@@ -50,7 +52,8 @@ def wilson_bar(hits: int, valid: int, ci: Sequence[float] | None, width: int = 1
 
 
 def group_title(cell: Mapping[str, Any]) -> str:
-    title = ", ".join(str(cell[k]) for k in ("host", "model", "effort") if cell.get(k))
+    parts = (*(cell.get(k) for k in ("host", "model", "effort")), script_part(cell))
+    title = ", ".join(str(x) for x in parts if x)
     return title + ("" if cell.get("reads_verified", True) else " (no call status: reads not verified)")
 
 
@@ -78,11 +81,14 @@ def results(data: Mapping[str, Any]) -> str:
 def result_cell(c: Mapping[str, Any]) -> str:
     ci = c["wilson95"]
     keys = ("host", "model", "effort", "arm", "source", "target", "kind", "hits", "valid", "invalid", "total",
-            "majority_cases", "cases", "entry_loaded")
-    data = {k: c[k] for k in keys} | {"lo": ci[0] if ci else None, "hi": ci[1] if ci else None,
+            "majority_cases", "cases", "entry_loaded", "fired", "fired_by_main", "fired_by_subagent")
+    data = {k: c[k] for k in keys} | {"script_digest": c.get("script_digest"), "lo": ci[0] if ci else None,
+                                      "hi": ci[1] if ci else None,
                                       "flaky": ";".join(c["flaky"])}
     rate = "hit" if c["valid"] and c["hits"] * 2 > c["valid"] else "miss"
     text = f'<span class="{rate}">{c["hits"]}/{c["valid"]}</span>{" clean" if c["kind"] == "negative" else ""}'
+    if c.get("fired_by_subagent"):
+        text += f' <span class="by-subagent">({c["fired_by_subagent"]} fired by subagent)</span>'
     if ci:
         text += f' <span class="muted">[{ci[0]:.2f}–{ci[1]:.2f}]</span>'
     text += wilson_bar(c["hits"], c["valid"], ci)
@@ -174,9 +180,12 @@ def call_row(c: Mapping[str, Any], turns: bool) -> str:
                        for path, seen in c["evidence"].items())
     moment = ' class="moment"' if "MOMENT" in c["marks"] else ""
     exit_code = f" exit {c['exit_code']}" if c["exit_code"] is not None else ""
-    return (f'<tr{moment} data-index="{e(c["index"])}" data-marks="{e(" ".join(c["marks"]))}">'
-            f'<td class="num">{e(c["index"])}</td>' + (f'<td class="num">{e(c["turn"])}</td>' if turns else "")
-            + f'<td>{e(c["tool"])}</td>'
+    reader = c.get("read_by") or MAIN_READER
+    by = "" if reader == MAIN_READER else f' <span class="badge by-subagent">{e(reader)}</span>'
+    return (f'<tr{moment} data-index="{e(c["index"])}" data-marks="{e(" ".join(c["marks"]))}" '
+            f'data-read-by="{e(reader)}"><td class="num">{e(c["index"])}</td>'
+            + (f'<td class="num">{e(c["turn"])}</td>' if turns else "")
+            + f'<td>{e(c["tool"])}{by}</td>'
             f'<td class="mono">{e(c["target"])}</td><td>{e(c["status"])}{e(exit_code)}</td>'
             f"<td>{marks}</td><td>{result}{evidence}</td></tr>")
 
@@ -189,7 +198,9 @@ def runs(views: Sequence[Mapping[str, Any]]) -> str:
     for v in views:
         cls = "hit" if v["hit"] else "miss"
         verdict = v["verdict"] if v["valid"] else f"invalid: {v['invalid_reason'] or 'unknown'}"
-        search = " ".join(str(v[k]) for k in ("case", "arm", "host", "verdict", "target")).lower()
+        if v["valid"] and v.get("fired_by"):
+            verdict += f" by {v['fired_by']}"
+        search = " ".join(str(v.get(k) or "") for k in ("case", "arm", "host", "verdict", "fired_by", "target")).lower()
         turns = any(c["turn"] is not None for c in v["calls"])
         trs = [call_row(c, turns) for c in v["calls"]]
         moment = "never" if v["moment_at"] is None else f"call {v['moment_at']}"
@@ -206,7 +217,8 @@ def runs(views: Sequence[Mapping[str, Any]]) -> str:
                 + (table(["#", *(["turn"] if turns else []), "tool", "path / command", "status", "marks", "result"],
                          trs, "calls")
                    if trs else '<p class="note">No calls kept.</p>'))
-        data = {k: v[k] for k in ("host", "arm", "case", "run", "kind", "verdict", "valid")} | {"search": search}
+        data = {k: v.get(k) for k in ("host", "arm", "case", "run", "kind", "verdict", "fired_by", "valid")} | {
+            "search": search}
         data["conflicts"] = len(v["conflicts"])
         note = f' · <span class="miss">{len(v["conflicts"])} evidence conflicts</span>' if v["conflicts"] else ""
         out.append(f'<details class="run"{attrs(data)}><summary><span class="{cls}">{e(verdict)}</span> · '

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from workbench.core import stats
+from workbench.core.identity import UNKNOWN
 from workbench.core.report import FUNNEL_STAGES
 from workbench.core.summary import arm_label as label_of
 
@@ -31,8 +32,19 @@ def side_label(row: Mapping[str, Any], side: str) -> str:
     return arm_label({"arm": name or key, "source": key if name and name != key else None})
 
 
+def script_part(row: Mapping[str, Any]) -> str | None:
+    """The script of a scripted cell as a table title shows it: `script read-first.json (1a2b3c4)`,
+    `script unknown (…)` for migrated records; None without a script. Two scripts never share a title."""
+    digest = row.get("script_digest")
+    if not digest:
+        return None
+    if digest == UNKNOWN:
+        return "script unknown (recorded before scripts were)"
+    return f"script {row['script']} ({digest[:7]})" if row.get("script") else f"script {digest[:7]}"
+
+
 def group_label(row: Mapping[str, Any]) -> str:
-    return "/".join(str(row[k]) for k in ("host", "model", "effort") if row.get(k))
+    return "/".join(str(x) for x in (*(row.get(k) for k in ("host", "model", "effort")), script_part(row)) if x)
 
 
 def cell_passes(cell: Mapping[str, Any]) -> bool:

@@ -5,9 +5,11 @@ from slot to slot, so a rate limit or a slow hour hits every arm alike. Before t
 the confinement proof (same wrapper as the runs) and the self-checks (the guard sees a new ignored
 file; a failed setup leaves nothing behind). After every run: the guard; any change outside the
 run aborts the batch, names the run and keeps the records already written. A run's key is
-(host, model, effort, arm sha, case, run index): `resume` skips keys already recorded valid, and
-invalid ones unless `retry_invalid`. Every record carries the batch id (a hash of the plan) and
-the planned count, so a partial batch is visible from the records alone.
+(host, model, effort, arm source, case, run index) and every other input that changes how the run
+behaves (confinement, the script's digest, the case's digest, the arm's environment): `resume`
+skips keys already recorded valid, and invalid ones unless `retry_invalid`. Every record carries
+the batch id (a hash of the plan) and the planned count, so a partial batch is visible from the
+records alone.
 
 Runs execute on an executor (`runner/executors.py`: this machine's threads, or Ray tasks); the
 driver alone guards and appends, once per (batch id, key). Before each run is submitted it is
@@ -35,40 +37,51 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from workbench.core.arms import Arm
 from workbench.core.budget import Budget
 from workbench.core.decide import Comparison, Decision, decisions
 from workbench.core.forecast import PlannedRun
+from workbench.core.identity import UNKNOWN, case_digest, env_digest
 from workbench.core.models import Case, GuardReport, RunRecord, StopRule
 from workbench.core.records import Loaded, append_record, load_file
 from workbench.hosts.base import clean_env
 from workbench.modelstub import Script
-from workbench.runner.arms import Arm, archive
+from workbench.runner.arms import archive
 from workbench.runner.confine import Confinement
-from workbench.runner.execute import execute
 from workbench.runner.executors import Executor, ExecutorChoice, Finished, Job, make_executor
 from workbench.runner.guard import Guard, Snapshot
 from workbench.runner.hostrun import HostRun, run_host
 from workbench.runner.journal import journal_path, note_started, started
 from workbench.runner.process import claim, sweep_dead_batches
-from workbench.runner.proof import prove
-from workbench.runner.request import RunIdentity, RunRequest, build_request
+from workbench.runner.proof import CheckResult, prove
+from workbench.runner.request import Door, RunIdentity, RunRequest, build_request, condition_of
 
 
 @dataclass(frozen=True, order=True)
 class RunKey:
-    """What makes two runs the same measurement."""
+    """What makes two runs the same measurement: every input that changes how the run behaves."""
 
     host: str
     model: str
     effort: str
     arm: str
-    """The arm's sha (its name for a worktree arm)."""
+    """The arm's source (its sha, a draft's content hash, or its name for a worktree arm)."""
     case: str
     run: int
+    condition: str = ""
+    """The condition records of this run say (confined, unconfined, tune): the sandbox changes what a run can do."""
+    script: str = ""
+    """The script's digest ('' without one; `unknown` in a record from before scripts were recorded)."""
+    case_digest: str = ""
+    """The case as run (an edited case under the same id is another measurement)."""
+    arm_env: str = ""
+    """The arm's environment digest ('' without one): an env-only arm beside its base is another arm."""
 
     @classmethod
     def of(cls, r: RunRecord) -> RunKey:
-        return cls(r.host, r.model or "", r.effort or "", r.source or r.arm or "", r.case_id or "", r.run)
+        script = "" if r.script is None else r.script.digest or UNKNOWN
+        return cls(r.host, r.model or "", r.effort or "", r.source or r.arm or "", r.case_id or "", r.run,
+                   r.condition, script, r.case_digest or UNKNOWN, r.arm_env or "")
 
     def label(self, arm_name: str | None = None) -> str:
         return f"{self.host} {arm_name or self.arm[:12]} {self.case} #{self.run}"
@@ -117,8 +130,12 @@ class BatchConfig:
     """Where runs execute: threads (default) or Ray (`runner/ray_executor.py`)."""
     cancel: threading.Event | None = None
     """Set it to stop the batch: no run is launched after, runs in flight are cancelled (Ray: killed)."""
+    door: Door = "batch"
+    """The door the runs come through (`tune`: records say condition `tune`)."""
     infra_retries: int = 0
     """Times the driver submits a run again whose worker or node died (each may be a re-purchase)."""
+    early_stop: int | None = None
+    """Stop (cancel) the batch when the first this many runs of a host are all invalid for one reason."""
 
     @property
     def stop_rule(self) -> StopRule:
@@ -198,6 +215,8 @@ class BatchResult:
     """Runs of this batch lost to an infrastructure failure and not recorded (`--resume` runs them)."""
     executor: str = "threads"
     cancelled: bool = False
+    stopped_early: str | None = None
+    """Why the batch stopped itself: the first runs of a host all invalid for one reason (`early_stop`)."""
 
     @property
     def complete(self) -> bool:
@@ -208,6 +227,8 @@ class BatchResult:
         """Why the batch ended, one line."""
         if self.aborted:
             return f"aborted: {self.aborted}"
+        if self.stopped_early:
+            return self.stopped_early
         if self.quota:
             return f"quota: {self.quota}"
         if self.budget:
@@ -227,7 +248,11 @@ class BatchAborted(RuntimeError):
 
 def plan(cfg: BatchConfig) -> list[Planned]:
     """Every run, slot by slot; within a slot the arm order alternates (A,B then B,A ...). Fixed: case
-    by case; until-decided: run by run, so every comparison gains a pair per round and can stop early."""
+    by case; until-decided: run by run, so every comparison gains a pair per round and can stop early.
+    InputError, before anything is planned, for numbers above their caps (`runner/bounds.py`)."""
+    from workbench.runner.bounds import check_batch
+
+    check_batch(runs=cfg.runs, jobs=cfg.jobs, cases=len(cfg.cases), hosts=len(cfg.hosts), arms=len(cfg.arms))
     out: list[Planned] = []
     slot = 0
     cells = ([(case, run) for run in range(cfg.runs) for case in cfg.cases] if cfg.until_decided
@@ -237,7 +262,10 @@ def plan(cfg: BatchConfig) -> list[Planned]:
             mine = [a for a in cfg.arms if a.cases is None or case.id in a.cases]
             arms = mine if slot % 2 == 0 else list(reversed(mine))
             for arm in arms:
-                key = RunKey(host, _model(cfg, host), cfg.effort or "", arm.sha or arm.name, case.id, run)
+                key = RunKey(host, _model(cfg, host), cfg.effort or "", arm.source or arm.name, case.id, run,
+                             condition_of(cfg.door, cfg.confinement),
+                             cfg.script.digest() if cfg.script is not None else "", case_digest(case),
+                             env_digest(arm.env) or "")
                 out.append(Planned(key, case, arm, slot))
             slot += 1
     return out
@@ -347,21 +375,13 @@ def request_for(p: Planned, cfg: BatchConfig, root: Path, tars: dict[str, bytes]
                 planned: int) -> RunRequest:
     """The planned run as a RunRequest, through the one builder every door uses."""
     return build_request(
-        p.case, p.key.host, door="batch", plugin=p.arm.repo_root / p.arm.subdir, arm=p.arm, model=cfg.model,
+        p.case, p.key.host, door=cfg.door, plugin=p.arm.repo_root / p.arm.subdir, arm=p.arm, model=cfg.model,
         effort=cfg.effort, script=cfg.script, fixture=cfg.fixture, unconfined=cfg.confinement is None,
         confinement=cfg.confinement, home=cfg.real_home,
         identity=RunIdentity(batch=batch, planned=planned, run=p.key.run, seed=p.key.run, stop_rule=cfg.stop_rule),
         timeout=cfg.timeout,
         silence_timeout=cfg.silence_timeout, binary=cfg.binaries.get(p.key.host), workdir=root,
-        archive=tars.get(p.arm.sha or ""))
-
-
-def run_planned(p: Planned, cfg: BatchConfig, root: Path, tars: dict[str, bytes], batch: str, planned: int,
-                run_host_fn: Callable[..., HostRun] = run_host) -> RunOutcome:
-    """Run one planned run on this thread through `execute` (its folder under ROOT, removed afterwards);
-    a batch goes through an executor instead."""
-    result = execute(request_for(p, cfg, root, tars, batch, planned), run_host_fn=run_host_fn)
-    return RunOutcome(p, result.record, result.seconds, result.leftovers)
+        archive=tars.get(p.arm.sha or ""), cancel=cfg.cancel)
 
 
 def check_plan(cfg: BatchConfig) -> dict[str, Path]:
@@ -370,11 +390,11 @@ def check_plan(cfg: BatchConfig) -> dict[str, Path]:
     from workbench.core.errors import InputError
     from workbench.hosts import adapter
     from workbench.hosts.install import require_binary
+    from workbench.runner.bounds import check_batch
     from workbench.runner.fixture import check_possible
     from workbench.runner.request import check_effort
 
-    if cfg.runs < 1 or cfg.jobs < 1:
-        raise InputError("--runs and --jobs must be at least 1", field="--runs")
+    check_batch(runs=cfg.runs, jobs=cfg.jobs, cases=len(cfg.cases), hosts=len(cfg.hosts), arms=len(cfg.arms))
     if cfg.until_decided:
         if len(cfg.arms) < 2:
             raise InputError("--until-decided compares two arms; give --arms A=REF,B=REF", field="--arms")
@@ -397,20 +417,25 @@ def check_plan(cfg: BatchConfig) -> dict[str, Path]:
     return binaries
 
 
-def preflight(cfg: BatchConfig, root: Path) -> None:
-    """The proof (confined batches) and the self-checks; any failure raises before the first run."""
+def preflight(cfg: BatchConfig, root: Path) -> list[CheckResult]:
+    """The proof (confined batches: its checks returned) and the self-checks; any failure raises before
+    the first run."""
+    checks: list[CheckResult] = []
     if cfg.confinement is not None:
         with run_folder(root, "proof-") as rd:
-            prove(cfg.confinement, rd, clean_env(os.environ))
+            checks = prove(cfg.confinement, rd, clean_env(os.environ))
     self_check_guard(root)
     self_check_cleanup(root)
+    return checks
 
 
 def run_batch(cfg: BatchConfig, on_outcome: Callable[[RunOutcome, Progress], None] | None = None,
               on_start: Callable[[Progress], None] | None = None,
-              run_host_fn: Callable[..., HostRun] = run_host) -> BatchResult:
+              run_host_fn: Callable[..., HostRun] = run_host,
+              on_proof: Callable[[list[CheckResult]], None] | None = None) -> BatchResult:
     """Run the batch; records are appended as runs end. Raises ProofFailed / BatchAborted before any run
-    when the proof or a self-check fails; a guard trip during the batch ends it with `aborted` set."""
+    when the proof or a self-check fails; a guard trip during the batch ends it with `aborted` set.
+    ON_PROOF sees the proof's checks (none when unconfined), once per batch."""
     items = plan(cfg)
     bid = batch_id(items)
     cfg.record.parent.mkdir(parents=True, exist_ok=True)
@@ -438,7 +463,9 @@ def run_batch(cfg: BatchConfig, on_outcome: Callable[[RunOutcome, Progress], Non
     root = Path(tempfile.mkdtemp(prefix="wb-batch-", dir=cfg.workdir))
     owner = claim(root)
     try:
-        preflight(cfg, root)
+        checks = preflight(cfg, root)
+        if on_proof is not None:
+            on_proof(checks)
         if on_start is not None:
             on_start(progress)
         tars = {a.sha: archive(a) for a in cfg.arms if a.sha}
@@ -484,6 +511,7 @@ def _loop(cfg: BatchConfig, executor: Executor, pending: list[Planned], root: Pa
     """(key, arm name): two arms on one commit (an env-only arm beside its base) share a key."""
     journal = journal_path(cfg.record)
     poll = None if cfg.cancel is None and executor.kind == "threads" else 0.2
+    watch = EarlyStop(cfg.early_stop) if cfg.early_stop else None
     while queue or executor.running():
         if cfg.cancel is not None and cfg.cancel.is_set():
             result.cancelled = True
@@ -512,6 +540,8 @@ def _loop(cfg: BatchConfig, executor: Executor, pending: list[Planned], root: Pa
                 continue
             if (p.key, p.arm.name) in appended:  # exactly once per (batch, key, arm), whatever the executor says
                 continue
+            if fin.record.invalid_reason == "cancelled" and cfg.cancel is not None and cfg.cancel.is_set():
+                continue  # a half run of a cancelled batch is never recorded
             outcome = RunOutcome(p, fin.record.model_copy(update={"executor": fin.executor}), fin.seconds,
                                  fin.leftovers)
             record = outcome.record
@@ -542,8 +572,40 @@ def _loop(cfg: BatchConfig, executor: Executor, pending: list[Planned], root: Pa
                 queue = [j for j in queue if j.planned.key in still]
             if on_outcome is not None:
                 on_outcome(outcome, progress)
+            _early_stop(cfg, record, watch, result)
         if result.aborted is not None or result.quota is not None:
             queue.clear()
+
+
+@dataclass
+class EarlyStop:
+    """Says stop when the first N runs of a host are all invalid for one reason: the login, the host or
+    the plan is broken, and every later run would be too (a valid run among them: never)."""
+
+    n: int
+    first: dict[str, list[RunRecord]] = field(default_factory=dict)
+
+    def watch(self, record: RunRecord) -> str | None:
+        """Why the batch stops after RECORD (None: it goes on)."""
+        seen = self.first.setdefault(record.host, [])
+        if len(seen) >= self.n:
+            return None
+        seen.append(record)
+        reasons = {" · ".join(p for p in (r.invalid_reason or "invalid", r.run_error) if p)[:200] for r in seen}
+        if len(seen) == self.n and not any(r.valid for r in seen) and len(reasons) == 1:
+            return f"stopped early: the first {self.n} runs on {record.host} were all invalid: {reasons.pop()}"
+        return None
+
+
+def _early_stop(cfg: BatchConfig, record: RunRecord, watch: EarlyStop | None, result: BatchResult) -> None:
+    """Cancel the batch when WATCH says so (`EarlyStop`); the reason goes into the result."""
+    why = watch.watch(record) if watch is not None else None
+    if why is None or result.stopped_early:
+        return
+    result.stopped_early = why
+    if cfg.cancel is None:
+        cfg.cancel = threading.Event()
+    cfg.cancel.set()
 
 
 def _failed(cfg: BatchConfig, fin: Finished, queue: list[Job], result: BatchResult) -> None:

@@ -25,12 +25,19 @@ from workbench.runner.egress import PROXY_PORT
 BWRAP_FLAGS = ("--die-with-parent", "--new-session", "--unshare-user", "--uid", "1000", "--gid", "1000",
                "--cap-drop", "ALL", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
 """The namespace part of the argv; never without the user namespace and the dropped capabilities."""
+USERNS_FLAGS = ("--die-with-parent", "--new-session", "--userns", "@userns", "--cap-drop", "ALL",
+                "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP",
+                "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
+"""Root outside: bwrap joins dropuid's user namespace (inner 0 = root sets the sandbox up) and keeps
+only what `DROP` needs to become inner 1000 = the outer sandbox uid, with no capability at all."""
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
 LOOPBACK = ("127.0.0.1", "localhost")
 SOCAT = shutil.which("socat") or "socat"
 SETPRIV = shutil.which("setpriv") or "setpriv"
 SLEEP = shutil.which("sleep") or "sleep"
+DROP = (SETPRIV, "--reuid", "1000", "--regid", "1000", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--")
+"""First inside a root-started sandbox: become inner 1000 (the outer sandbox uid) with every capability gone."""
 """The bridges' helpers by absolute path: the wrapper never depends on the run's PATH."""
 WAIT_STEPS = 2000
 """Polls (1 ms apart, each a few ms) for the inner listener before the wrapper gives up with exit 97."""
@@ -43,9 +50,50 @@ SECRET_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", 
                 "/etc/security/opasswd", "/etc/ssh/ssh_host_*_key", "/etc/machine-id")
 SECRET_DIRS = ("/etc/ssl/private", "/etc/sudoers.d", "/etc/NetworkManager/system-connections", "/var/lib/sss",
                "/root", "/home/*/.ssh", "/var/spool/cron")
-"""Root-only files hidden inside (read as empty / an empty folder). The inner uid maps to the outer
-root, so file modes do not protect them: each known one is masked. A root-only file elsewhere stays
-readable (docs/confinement.md)."""
+"""Root-only files hidden inside (read as empty / an empty folder). Started by root, the sandbox runs
+as SANDBOX_UID (file modes then protect every other root-only file too); these stay masked for a
+non-root user's runs and for the post-install door, whose inner uid maps to the outer user."""
+
+SANDBOX_UID = 59999
+"""The outer uid a root-started sandbox runs as (`WORKBENCH_SANDBOX_UID` overrides): one no account
+and no file uses, so the agent can read only what every user may read (docs/confinement.md)."""
+DROPUID = Path(__file__).with_name("dropuid.py")
+
+
+def sandbox_uid() -> int | None:
+    """The outer uid runs drop to: SANDBOX_UID (or `WORKBENCH_SANDBOX_UID`) when this process is root,
+    None otherwise (the inner uid then maps to the user, who is not root)."""
+    if os.geteuid() != 0:
+        return None
+    raw = os.environ.get("WORKBENCH_SANDBOX_UID", "").strip() or str(SANDBOX_UID)
+    if not raw.isdigit() or int(raw) == 0:
+        from workbench.core.errors import InputError
+
+        raise InputError(f"WORKBENCH_SANDBOX_UID must be a uid other than 0, not {raw!r}", field="WORKBENCH_SANDBOX_UID")
+    return int(raw)
+
+
+def login_copy(src: Path, run_dir: Path, uid: int) -> Path:
+    """A copy of login SRC only UID can read (0400 in a 0700 folder of the run, hidden inside, removed with it).
+
+    A file on disk, not bwrap's `--ro-bind-data`: Claude Code's own nested sandbox masks the login
+    by mounting over it, which fails on a data mount (every Bash call then errors)."""
+    folder = run_dir / ".logins"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    os.lchown(folder, uid, uid)
+    copy = folder / f"{len(list(folder.iterdir()))}-{src.name}"
+    copy.write_bytes(Path(src).read_bytes())
+    os.chmod(copy, 0o400)
+    os.lchown(copy, uid, uid)
+    return copy
+
+
+def hand_over(path: Path, uid: int) -> None:
+    """Make PATH and everything in it belong to UID (the run's own folders; links are not followed)."""
+    os.lchown(path, uid, uid)
+    for root, dirs, files in os.walk(path):
+        for name in (*dirs, *files):
+            os.lchown(os.path.join(root, name), uid, uid)
 
 
 def secret_masks() -> tuple[list[str], list[str]]:
@@ -107,6 +155,15 @@ class Confinement:
     """Paths inside the hidden home bound back WRITABLE (what the live host must write; existing ones)."""
     live: bool = False
     """A post-install run: HOME (and XDG_*, CODEX_HOME) stay the launch's live ones, not the run's temp HOME."""
+    run_as: int | None = field(default_factory=sandbox_uid)
+    """The outer uid bwrap runs as (root outside: SANDBOX_UID; None keeps the caller's uid). Its binds
+    then come as fds opened by root (`runner/dropuid.py`), logins as the sandbox uid's own read-only copies
+    (`login_copy`), and the run's repo, temp HOME and tmp are handed over to it. A
+    post-install run (`live`) keeps the caller's uid: the live install's files are the caller's."""
+
+    def __post_init__(self) -> None:
+        if self.live:
+            object.__setattr__(self, "run_as", None)
 
     def masks(self, extra: Iterable[str | Path] = ()) -> list[Path]:
         """Real home, checkouts (and EXTRA secret folders), outermost first, without nested repeats."""
@@ -130,39 +187,69 @@ class Confinement:
             command = ["/bin/sh", "-c", inner, "wb-net", *command]
         env = {**net_env, **(env or {})}
         home, tmp = run_dir / "home", run_dir / "tmp"
-        argv = [self.bwrap, *BWRAP_FLAGS]
+        logins: list[str] = []  # dropping to run_as: the login files dropuid opens as root, in order
+        made: set[Path] = set()
+
+        def parents(dest: Path, roots: Iterable[Path]) -> list[str]:
+            """Dropping to run_as: the folders bwrap would make for DEST inside a tmpfs ROOT, made 0755
+            first (bwrap makes them 0700 as root; the sandbox uid could not pass them)."""
+            root = next((r for r in roots if _under(dest, r) and dest != r), None)
+            if self.run_as is None or root is None:
+                return []
+            out: list[str] = []
+            for folder in reversed(dest.parents):
+                if _under(folder, root) and folder != root and folder not in made:
+                    made.add(folder)
+                    out += ["--perms", "0755", "--dir", str(folder)]
+            return out
+
+        argv = [self.bwrap, *(BWRAP_FLAGS if self.run_as is None else USERNS_FLAGS)]
         if not self.share_net:
             argv.append("--unshare-net")
-        argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--tmpfs", "/tmp"]
         files, dirs = secret_masks()
         for secret in files:
             argv += ["--ro-bind", "/dev/null", secret]
         masks = self.masks(dirs)
         for keep in self.toolchain:  # a checkout or venv under /tmp (CI clones there) must stay visible
             if _under(keep, TMP) and keep != TMP and not any(_under(keep, m) for m in masks):
-                argv += ["--ro-bind", str(keep), str(keep)]
+                argv += [*parents(keep, [TMP]), "--ro-bind", str(keep), str(keep)]
         for mask in masks:
             if _under(run_dir, mask):
                 continue  # never mask the run itself (tests keep runs under a fake home's parent)
             argv += ["--tmpfs", str(mask)]
             for keep in self.toolchain:
                 if _under(keep, mask) and keep != mask and not any(_under(keep, h) for h in self._inner(mask)):
-                    argv += ["--ro-bind", str(keep), str(keep)]
+                    argv += [*parents(keep, [mask]), "--ro-bind", str(keep), str(keep)]
             shown = [*(("--ro-bind", p) for p in self.visible), *(("--bind", p) for p in self.writable)]
             for kind, keep in sorted(shown, key=lambda kp: len(kp[1].parts)):  # a login inside a writable folder
                 if _under(keep, mask) and (keep.exists() or keep.is_symlink()):  # is bound read-only after it
-                    argv += [kind, str(keep), str(keep)]
+                    argv += [*parents(keep, [mask]), kind, str(keep), str(keep)]
             argv += ["--remount-ro", str(mask)]
-        argv += ["--ro-bind", str(run_dir), str(run_dir)]
-        for path in (home, tmp, Path(os.path.realpath(repo)), *map(Path, writable)):
+        own = (home, tmp, Path(os.path.realpath(repo)), *map(Path, writable))
+        if self.run_as is not None and run_dir.is_dir():  # the run's own folders become the sandbox uid's;
+            os.chmod(run_dir, 0o755)                      # the rest of RUN_DIR stays root's
+            for path in own:
+                if path.exists():
+                    hand_over(path, self.run_as)
+        argv += [*parents(run_dir, [TMP]), "--ro-bind", str(run_dir), str(run_dir)]
+        for path in own:
             argv += ["--bind", str(path), str(path)]
         for src, dest in (binds or {}).items():
             argv += ["--bind", str(src), str(dest)]
         for src, dest in (ro_binds or {}).items():
-            argv += ["--ro-bind", str(src), str(dest)]
+            if self.run_as is None:
+                argv += ["--ro-bind", str(src), str(dest)]
+            else:  # the sandbox uid could not read the root-only file: its own read-only copy, bound read-only
+                argv += ["--ro-bind", str(login_copy(src, run_dir, self.run_as)), str(dest)]
+        if (run_dir / ".logins").is_dir():  # the copies are seen only where they are bound
+            argv += ["--tmpfs", str(run_dir / ".logins")]
         for name, value in self.inner_env(run_dir, env).items():
             argv += ["--setenv", name, value]
-        argv += ["--chdir", str(Path(os.path.realpath(repo))), "--", *command]
+        argv += ["--chdir", str(Path(os.path.realpath(repo))), "--", *(DROP if self.run_as is not None else ()),
+                 *command]
+        if self.run_as is not None:
+            argv = [sys.executable, "-I", str(DROPUID), str(self.run_as), str(len(logins)), *logins, "--", *argv]
         return ["/bin/sh", "-c", outer, "wb-net", *argv] if outer else argv
 
     def network(self, run_dir: Path, reach: Sequence[str]) -> tuple[str, str, dict[str, str]]:

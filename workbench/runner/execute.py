@@ -22,11 +22,13 @@ from typing import Any, Literal
 from workbench import __version__
 from workbench.core.effects import Attribution, CallClock, attribute_run
 from workbench.core.events import CallFinished, CallsReset, Event, ParsedRun
-from workbench.core.fingerprints import Fingerprints, call_evidence
-from workbench.core.models import Call, CallEffect, EntryGate, GuardReport, RunRecord, Score, ScoreSpec
+from workbench.core.fingerprints import Fingerprints, call_evidence, fingerprints_for
+from workbench.core.identity import case_digest, env_digest
+from workbench.core.models import Call, CallEffect, EntryGate, GuardReport, RunRecord, Score, ScoreSpec, ScriptRef
 from workbench.core.scoring import SCORER_RULES, score
 from workbench.hosts import adapter
 from workbench.hosts.base import Launch, login_digests
+from workbench.runner.api_bodies import offered_entries
 from workbench.runner.arms import build_copy
 from workbench.runner.fixture import make_fixture
 from workbench.runner.hostrun import HostRun, run_host
@@ -67,6 +69,19 @@ def entry_skill(plugin: Path, required: Iterable[str]) -> str | None:
         if any(name in text for name in names):
             return skill.name
     return skills[0].name if len(skills) == 1 else None
+
+
+def reached_model(run: HostRun, skill: str | None) -> bool | None:
+    """Whether SKILL was listed in a request that reached the model: the model server's log of scripted
+    requests, or the request bodies a real-model run wrote (runner/api_bodies.py); what the host loaded
+    but never sent does not count; None: no such log, no skill, or a
+    host that listed no skill at all (Grok CLI has no skills: its listing says nothing)."""
+    served = [entry for entry in run.offered if entry.get("scripted") or entry.get("source") == "api-body"]
+    listed = {s for entry in served for s in entry.get("skills", ())} | {
+        p for entry in served for p in entry.get("plugins", ())}
+    if skill is None or not listed:
+        return None
+    return any(skill in (s, s.split(":")[-1]) for s in listed)
 
 
 def skill_error(calls: Iterable[Call]) -> str | None:
@@ -135,20 +150,25 @@ def build_record(request: RunRequest, run: HostRun, spec: ScoreSpec, redactor: R
     read_basis = {k: b for k, b in result.read_basis.items() if (result.reads.get(k) or 0) < len(kept)}
     known = bool(run.offered_skills or run.offered_plugins or run.parsed.init)
     offered = run.skill_offered(spec.entry_skill) if spec.entry_skill and known else None
+    row_offered = reached_model(run, spec.entry_skill)
+    if reason is None and row_offered is False:
+        reason = "not-offered"
     ended = run.parsed.ended
     arm = request.arm
     record = RunRecord(
         condition=request.condition, unconfined_reason=request.unconfined_reason, host=run.host,
         host_version=run.host_version, model=request.recorded_model,
-        served_model=run.served_model, effort=request.effort, arm=arm.name if arm else None,
+        served_model=run.served_model, effort=request.effort, **run_inputs(request), arm=arm.name if arm else None,
         source=arm.source if arm else None, case_id=case.id, target=case.target, kind=case.kind,
         run=request.identity.run, batch=request.identity.batch, batch_planned=request.identity.planned,
         stop_rule=request.identity.stop_rule,
         moment=case.moment, required=list(case.required), calls=kept, required_read_at=dict(result.reads),
         moment_at=result.moment_at, entry_loaded_at=result.entry_loaded_at, verdict=dict(result.verdicts),
         overall=result.overall, order_basis=result.order_basis, read_basis=read_basis,
-        moment_basis=result.moment_basis, evidence_conflicts=[c for c in result.conflicts if c.call < len(kept)],
-        effects_watched=effects_watched, valid=reason is None, invalid_reason=reason, tool_calls=len(calls),
+        moment_basis=result.moment_basis, fired_by=result.fired_by,
+        evidence_conflicts=[c for c in result.conflicts if c.call < len(kept)],
+        effects_watched=effects_watched, offered={case.target: row_offered}, valid=reason is None,
+        invalid_reason=reason, tool_calls=len(calls),
         failed_calls=[c.index for c in calls if c.status != "ok"], usage=run.parsed.usage,
         started_at=run.started_at, finished_at=run.finished_at, workbench_version=__version__,
         scorer_rules=SCORER_RULES, exit_code=run.exit_code, run_error=ended.error if ended else None,
@@ -158,6 +178,22 @@ def build_record(request: RunRequest, run: HostRun, spec: ScoreSpec, redactor: R
         login_files_changed=logins, env_names=run.launch.env_names(),
     )
     return redactor.record(record), result
+
+
+def run_inputs(request: RunRequest) -> dict[str, Any]:
+    """The record's fields naming what else the run was given that changes how it behaves: the
+    script (name and digest), injected faults, the case as run and the arm's environment."""
+    script = request.script
+    return {"script": ScriptRef(name=script.name, digest=script.digest()) if script is not None else None,
+            "faults": [fault_line(f) for f in request.faults], "case_digest": case_digest(request.case),
+            "arm_env": env_digest(request.arm.env) if request.arm is not None else None}
+
+
+def fault_line(fault: Any) -> str:
+    """One injected fault as a record names it: `status 529 at every turn, always`."""
+    what = {"status": f"status {fault.status}", "delay": f"delay {fault.delay:g}s"}.get(fault.kind, fault.kind)
+    when = "every turn" if fault.step is None else f"turn {fault.step}"
+    return f"{what} at {when}, " + ("always" if fault.times is None else f"{fault.times} time(s)")
 
 
 def labels(request: RunRequest, run_dir: Path, plugin: Path) -> dict[str, str]:
@@ -205,10 +241,11 @@ def execute(request: RunRequest, on_event: Callable[[Event], None] | None = None
         t2 = time.perf_counter()
         paths = labels(request, run_dir, plugin)
         procedures = load_procedures(plugin)
-        fingerprints = Fingerprints(procedures) if procedures else None
+        fingerprints = fingerprints_for(procedures) if procedures else None
         if on_setup is not None:
             on_setup(paths)
         run, watched, attributions = _run(request, run_dir, plugin, on_event, run_host_fn, fingerprints)
+        run.offered += offered_entries(run_dir)
         t3 = time.perf_counter()
         leftovers = [f"leftover process of the run, killed: {d}" for d in sweep(home)]
         logins = login_files_changed(run.launch.login_before)

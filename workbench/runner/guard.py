@@ -1,8 +1,9 @@
 """The snapshot guard: did anything outside the run change? Compared after every run of a batch.
 
-A snapshot holds, for every guarded checkout, HEAD and `git status --porcelain --ignored
---untracked-files=all` (so a new IGNORED file shows too) with a hash of every dirty, non-ignored
-file (a second edit of an already-modified file shows as well), and a hash of each live host
+A snapshot holds, for every guarded checkout, HEAD and `git status --porcelain --ignored=matching
+--untracked-files=all` (so a new IGNORED file shows too; an ignored folder is one entry, stamped with
+its direct entries, so its size costs nothing) with a hash of every dirty, non-ignored file (a second
+edit of an already-modified file shows as well), and a hash of each live host
 config file. The workbench's own writes (records, caches, bytecode) are excluded so they never
 trip it. The sandbox is the first layer; this is the check that the sandbox held.
 """
@@ -76,6 +77,25 @@ def _digest(path: Path, *, by_stat: bool = False) -> str | None:
         return f"unreadable: {exc.strerror}"
 
 
+def _shallow(path: Path) -> str | None:
+    """An ignored entry's stamp without walking it: the file's, or a folder's own and its direct
+    entries' (a `.venv` of 10,000 files costs a handful of stats). A write deep inside an ignored
+    folder is not seen here; the sandbox hides every guarded checkout read-only."""
+    h = hashlib.sha256()
+    try:
+        h.update(_stamp(os.lstat(path)))
+        if path.is_dir() and not path.is_symlink():
+            with os.scandir(path) as it:
+                for entry in sorted(it, key=lambda e: e.name):
+                    h.update(entry.name.encode(errors="surrogateescape") + b"\0"
+                             + _stamp(entry.stat(follow_symlinks=False)) + b"\0")
+        return h.hexdigest()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}"
+
+
 def login_files_changed(before: Mapping[str, str | None]) -> list[str]:
     """The login files whose hash differs from BEFORE (written, replaced or removed during the run).
     A changed login makes the run invalid and stops the batch: the sandbox binds them read-only, so
@@ -116,14 +136,21 @@ def git_state(checkout: Path, own: Sequence[Path] = ()) -> CheckoutState:
     head = git("rev-parse", "--verify", "-q", "HEAD").strip() if _has_head(checkout) else "(no commit)"
     root = Path(git("rev-parse", "--show-toplevel").strip())
     entries: dict[str, str | None] = {}
-    for item in git("status", "--porcelain", "--ignored", "--untracked-files=all", "-z").split("\0"):
+    for item in git("status", "--porcelain", "--ignored=matching", "--untracked-files=all", "-z").split("\0"):
         if len(item) < 4:
             continue
         status, rel = item[:2], item[3:]
         path = root / rel
         if _own(path, own):
             continue
-        entries[f"{status} {rel}"] = _digest(path, by_stat=status == "!!")
+        if status == "!!" and path.is_dir() and any(Path(o).is_relative_to(path) for o in own):
+            for dirpath, _dirs, files in os.walk(path):  # the folder holds the workbench's own file: entry by entry
+                for name in files:
+                    inner = Path(dirpath) / name
+                    if not _own(inner, own):
+                        entries[f"!! {inner.relative_to(root).as_posix()}"] = _shallow(inner)
+            continue
+        entries[f"{status} {rel}"] = _shallow(path) if status == "!!" else _digest(path)
     git_dirs = {Path(os.path.realpath(root / git("rev-parse", name).strip())) for name in ("--git-dir", "--git-common-dir")}
     for git_dir in sorted(git_dirs):
         for watched in GIT_WATCHED:

@@ -3,7 +3,8 @@
 Every host in `workbench.hosts.ADAPTERS` runs here, the offline `sim` included (it executes the
 resolved script itself, so no model server is started for it). The stream is parsed live (each
 event goes to `on_event` as it happens); Codex is parsed again after exit together with its
-rollout session log, which alone shows the refusals `--json` omits.
+rollout session log, which alone shows the refusals `--json` omits; a delegating OpenCode run gets
+its subagents' calls from its own session database (`runner.children`).
 The validity gates a record needs come back with the run: host version (stream, else
 `--version`), served model (stream, else what the model server was asked for) and what the host
 offered the model (tools, skills, plugins).
@@ -22,13 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from workbench.core.errors import InputError
-from workbench.core.events import Event, ParsedRun
+from workbench.core.events import CallsReset, Event, ParsedRun
+from workbench.core.hostinfo import NPM_HOSTS
 from workbench.core.parsers import make_parser, parse_lines
 from workbench.core.parsers.common import capped_lines
 from workbench.hosts import SCRIPTED, HostAdapter, Launch, RunSpec, adapter
-from workbench.hosts.install import PINNED, installed_version, probe_version, require_binary
+from workbench.hosts.install import installed_version, pin, probe_version, require_binary
 from workbench.hosts.sim import NO_OUTPUT
 from workbench.modelstub import Fault, ModelServer, Script
+from workbench.runner.children import child_calls
 from workbench.runner.process import ProcessResult, TimeoutReason, run_process
 
 
@@ -78,10 +81,10 @@ def _cli_version(host: str, binary: str) -> str | None:
     """
     path = Path(binary)
     modules = next((p for p in path.parents if p.name == "node_modules"), None)
-    if modules is not None and host in PINNED:
+    if modules is not None and host in NPM_HOSTS:
         version = installed_version(host, modules.parent)
         if version:
-            return f"{version} ({PINNED[host][0]})"
+            return f"{version} ({pin(host)[0]})"
     return probe_version(path)
 
 
@@ -215,6 +218,9 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
         if rollout is not None:
             session_log = rollout[0]
             parsed = parse_lines("codex", _lines(run_dir / "stdout.jsonl"), rollout[1])
+    children = child_calls(host, parsed, Path(launch.env.get("HOME") or run_dir / "home"))
+    if children is not None:
+        parsed.apply(CallsReset(tuple(children)))
     run = HostRun(host, parsed, run_dir / "stdout.jsonl", run_dir / "stderr.txt", result.exit_code,
                   result.timed_out, result.duration, started_at, datetime.now(UTC).isoformat(timespec="seconds"),
                   launch, session_log=session_log, cancelled=result.cancelled)

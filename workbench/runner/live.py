@@ -11,58 +11,35 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+from workbench.core.hostinfo import HOSTS
 from workbench.hosts.base import Launch
 
 DEFAULT_CASE = "canaries/post-install.toml"
 """The workspace's post-install case, relative to its root."""
-
-LIVE_CONFIG: dict[str, tuple[str, ...]] = {
-    "claude": (".claude", ".claude.json"),
-    "codex": (".codex",),
-    "opencode": (".config/opencode", ".local/share/opencode", ".local/state/opencode"),
-    "gemini": (".gemini",),
-    "grok": (".grok",),
-    "sim": (".claude",),
-}
-"""What a confined post-install run sees of the live home, READ-ONLY (the rest of the home is hidden)."""
-
-LIVE_WRITES: dict[str, tuple[str, ...]] = {
-    "claude": (".claude/backups", ".claude/projects", ".claude/todos", ".claude/statsig",
-               ".claude/shell-snapshots", ".claude/session-env"),
-    "codex": (".codex/sessions", ".codex/log", ".codex/history.jsonl"),
-    "opencode": (".config/opencode", ".local/share/opencode", ".local/state/opencode", ".cache/opencode"),
-    "gemini": (".gemini/tmp", ".gemini/history", ".gemini/projects.json"),
-    "grok": (),
-    "sim": (),
-}
-"""What the live host must write (bound WRITABLE inside): measured with scripted runs by
-`bench/live_writes.py` (docs/confinement.md); the rest are the state folders a real login adds.
-Folders are created when missing (the host would create them); a missing file stays unwritable."""
-
 
 def live_logins(host: str, home: Path) -> list[Path]:
     """HOST's login files in the live HOME that exist: their values are redacted; those the host need
     not write are read-only inside and hashed before and after the run."""
     from workbench.hosts import adapter
 
-    source = "claude" if host == "sim" else host  # the sim sees Claude's live config (LIVE_CONFIG)
+    source = "claude" if host == "sim" else host  # the sim sees Claude's live config (`live_reads`)
     return [home / rel for rel in adapter(source).login_files if (home / rel).is_file()]
 
 
 def guarded_logins(host: str, home: Path) -> list[Path]:
     """The live login files a post-install run must leave unchanged (all but what the host must write)."""
-    writes = {home / rel for rel in LIVE_WRITES.get(host, ())}
+    writes = {home / rel for rel in HOSTS[host].live_writes}
     return [p for p in live_logins(host, home) if p not in writes]
 
 
 def live_paths(host: str, home: Path) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     """(read-only, writable) paths of HOST's live install under HOME for a confined post-install run:
     the config, then the login files again (read-only even inside a writable folder)."""
-    writable = tuple(home / rel for rel in LIVE_WRITES.get(host, ()))
+    writable = tuple(home / rel for rel in HOSTS[host].live_writes)
     for path in writable:
         if not path.suffix and not path.exists():
             path.mkdir(parents=True, exist_ok=True)
-    visible = (*(home / rel for rel in LIVE_CONFIG.get(host, ())), *guarded_logins(host, home))
+    visible = (*(home / rel for rel in HOSTS[host].live_reads), *guarded_logins(host, home))
     return visible, writable
 
 

@@ -67,6 +67,16 @@ def probe_file(home: Path, shown: tuple[Path, ...] = ()) -> Path | None:
     return None
 
 
+def root_only(run_dir: Path) -> Path:
+    """A file only root may read (mode 0600), visible inside (RUN_DIR is bound) and under no mask:
+    the sandbox uid must be refused it by the kernel, not by a mask."""
+    path = run_dir / "root-only"
+    if not path.exists():
+        path.write_text("proof\n", encoding="utf-8")
+    os.chmod(path, 0o600)
+    return path
+
+
 def checks(conf: Confinement, run_dir: Path) -> list[Check]:
     """Every check for this confinement, outside refusals first."""
     tag = f".workbench-proof-{uuid.uuid4().hex[:8]}"
@@ -80,6 +90,9 @@ def checks(conf: Confinement, run_dir: Path) -> list[Check]:
         out.append(Check(f"write guarded checkout {checkout}", f"touch -- {q(str(checkout / tag))}", False,
                          checkout / tag))
     out.append(Check("write /usr", f"touch -- /usr/{tag}", False, Path("/usr") / tag))
+    if conf.run_as is not None:
+        out.append(Check("read a root-only file outside the masks", f"cat -- {q(str(root_only(run_dir)))} >/dev/null",
+                         False))
     home = run_dir / "home"
     out += [Check("write repo", f"echo proof > {tag}", True),
             Check("read+write temp HOME", f"echo proof > {q(str(home / tag))} && cat {q(str(home / tag))} >/dev/null",

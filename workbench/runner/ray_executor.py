@@ -83,7 +83,9 @@ class RayExecutor:
         return {"resources": {f"login:{host}": 1}} if host in self._slots else {}
 
     def submit(self, job: Job) -> None:
-        ref = RUN_TASK.options(**self.options_for(job.request.host)).remote(job.request, self._keep_stream)
+        """Send the run to Ray without its cancel event (a thread lock cannot travel; `cancel` stops it)."""
+        request = replace(job.request, cancel=None)
+        ref = RUN_TASK.options(**self.options_for(job.request.host)).remote(request, self._keep_stream)
         self._running[ref] = job
 
     def running(self) -> list[Job]:

@@ -16,13 +16,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
 
+from workbench.core.arms import Arm
 from workbench.core.errors import InputError
 from workbench.core.models import Case, Condition, StopRule
 from workbench.modelstub import Fault, Script
-from workbench.runner.arms import Arm
 from workbench.runner.confine import Confinement
 
-Door = Literal["canary", "batch", "postinstall", "selftest"]
+Door = Literal["canary", "batch", "postinstall", "selftest", "tune"]
 """Which front-end path a run comes through."""
 
 NO_OUTPUT = Fault("status", status=529)
@@ -134,13 +134,16 @@ def confinement_for(door: Door, *, unconfined: bool = False, home: Path | None =
     return Confinement(real_home, tuple(checkouts))
 
 
-def _condition(door: Door, confinement: Confinement | None) -> Condition:
+def condition_of(door: Door, confinement: Confinement | None) -> Condition:
+    """THE condition a record of DOOR says (the batch plan key uses it too, so resume finds its records)."""
     if confinement is None:
         return "unconfined"
     if door == "postinstall":
         return "live-install"
     if door == "batch":
         return "confined"
+    if door == "tune":
+        return "tune"
     return "canary"
 
 
@@ -157,6 +160,16 @@ def check_effort(host: str, effort: str | None) -> None:
                          field="--effort")
     if effort not in takes:
         raise InputError(f"{host} takes {' | '.join(takes)}, not {effort!r}", field="--effort")
+
+
+def check_delegation(host: str, script: Script | None) -> None:
+    """InputError when SCRIPT delegates (an `agent` call) and HOST has no delegation the server can drive."""
+    from workbench.core.hostinfo import HOSTS
+
+    if script is not None and script.agents() and host in HOSTS and not HOSTS[host].delegates:
+        able = ", ".join(h.name for h in HOSTS.values() if h.delegates)
+        raise InputError(f"{host} has no scripted delegation: a script with an `agent` call runs on {able}",
+                         file=script.name, field="agent")
 
 
 def build_request(case: Case, host: str, *, door: Door, plugin: Path, arm: Arm | None = None,
@@ -179,6 +192,7 @@ def build_request(case: Case, host: str, *, door: Door, plugin: Path, arm: Arm |
         raise InputError(f"{host} needs --model (the user's login) or --script (the scripted model server)",
                          field="--model")
     check_effort(host, effort)
+    check_delegation(host, script)
     conf = confinement if confinement is not None else confinement_for(
         door, unconfined=unconfined, home=home, checkouts=checkouts, host=host, plugin=plugin)
     live = None
@@ -188,7 +202,7 @@ def build_request(case: Case, host: str, *, door: Door, plugin: Path, arm: Arm |
         live = LiveInstall(home or Path.home(), tuple(guarded), tuple(own))
         binary = binary or live_binary(host)
     return RunRequest(
-        case=case, host=host, condition=_condition(door, conf), plugin=plugin, arm=arm,
+        case=case, host=host, condition=condition_of(door, conf), plugin=plugin, arm=arm,
         model=model if script is None else None, effort=effort, script=script,
         faults=(*faults, *([NO_OUTPUT] if no_output else [])),
         fixture=fixture if fixture is not None and fixture.is_dir() else None, confinement=conf,

@@ -16,10 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from workbench.core.cases import parse_case
 from workbench.core.errors import InputError
-from workbench.core.models import Verdict
+from workbench.core.models import FiredBy, Verdict
 from workbench.modelstub.script import Script
+from workbench.runner.doors import carried_case
 from workbench.runner.execute import execute
 from workbench.runner.proof import ProofFailed
 from workbench.runner.request import build_request
@@ -33,6 +33,8 @@ class Scenario(BaseModel):
     name: str = ""
     description: str
     expect: Verdict = Field(description="The overall verdict; positives also need every file at it.")
+    fired_by: FiredBy | None = Field(default=None, description="Who must have made the reads of a fired run "
+                                                               "(main or subagent); None: not checked.")
     case: dict[str, Any]
     script: Script
     fault: str | None = Field(default=None, description="`no-output`: the model never answers (HTTP 529).")
@@ -66,7 +68,7 @@ def load_scenarios(folder: Path) -> list[Scenario]:
             err = exc.errors()[0]
             raise InputError(str(err["msg"]), file=str(path),
                              field=".".join(str(p) for p in err["loc"]) or None) from None
-        parse_case({"id": path.stem, "target": "selftest", **scenario.case}, file=str(path))
+        carried_case(data, path.stem, str(path))
         out.append(scenario)
     return out
 
@@ -99,7 +101,8 @@ def check(scenario: Scenario, host: str, *, plugin: Path, binary: Path | None = 
     """Run SCENARIO on HOST (confined unless UNCONFINED) and compare its verdicts with the expected one."""
     if host in scenario.not_on:
         return Outcome(scenario.name, host, scenario.expect, f"n/a: {scenario.not_on[host]}", None)
-    case = parse_case({"id": scenario.name, "target": "selftest", **scenario.case})
+    case = carried_case({"case": scenario.case, "script": {}}, scenario.name)
+    assert case is not None
     special = scenario.expect_on.get(host)
     expect: Verdict = special.expect if special else scenario.expect
     try:
@@ -111,7 +114,8 @@ def check(scenario: Scenario, host: str, *, plugin: Path, binary: Path | None = 
         return Outcome(scenario.name, host, expect, "error", False, str(exc))
     got = record.overall or "?"
     files_ok = expect == "no-output" or case.kind == "negative" or all(v == expect for v in record.verdict.values())
-    ok = got == expect and files_ok
+    by = scenario.fired_by if special is None else None
+    ok = got == expect and files_ok and (by is None or record.fired_by == by)
     if expect == "no-output":
         ok = ok and not record.valid
     detail = "" if record.valid else f"invalid: {record.invalid_reason}"
@@ -119,6 +123,9 @@ def check(scenario: Scenario, host: str, *, plugin: Path, binary: Path | None = 
         detail = ", ".join(f"{k}={v}" for k, v in record.verdict.items())
     if special:
         detail = (detail + "; " if detail else "") + special.why
+    if by is not None:  # who fired it is part of the verdict: `fired by subagent`
+        return Outcome(scenario.name, host, f"{expect} by {by}",
+                       f"{got} by {record.fired_by}" if record.fired_by else got, ok, detail)
     return Outcome(scenario.name, host, expect, got, ok, detail)
 
 

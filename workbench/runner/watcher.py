@@ -24,7 +24,6 @@ import errno
 import fnmatch
 import os
 import select
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -355,8 +354,10 @@ class RepoWatcher:
         if any(e.detail == value for e in self._raw[:self._raw.index(effect)]):
             return effect  # back to a commit some ref already pointed at during the run (a reset)
         known = {v for v in self._start_refs.values() if not v.startswith("ref:")}
-        argv = ["git", "-C", str(self.repo), "rev-list", "--parents", "-n1", value, "--not", *sorted(known)]
-        tip = subprocess.run(argv, capture_output=True, text=True, check=False).stdout.split()
+        from workbench.runner.fixture import neutral_git  # the repo is the sandbox uid's: safe.directory
+
+        tip = neutral_git(self.repo, "rev-list", "--parents", "-n1", value, "--not", *sorted(known),
+                          check=False).stdout.split()
         if tip and tip[0] == value:  # the ref points at a commit made during the run
             return Effect(effect.t, ref, "merge" if len(tip) > 2 else "commit", value)
         return effect

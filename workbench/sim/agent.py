@@ -2,7 +2,9 @@
 
 Each step is one model turn: its text, then its tool_use blocks, then one tool_result per call in
 order. A step without calls ends the run with its text; a script whose last step still has calls
-ends with "Done.", as the scripted model server does.
+ends with "Done.", as the scripted model server does. An `agent` call runs the subagent's steps
+inside the delegating call, its events marked with that call's id as Claude Code marks them; the
+subagent's last text is the call's result.
 """
 
 from __future__ import annotations
@@ -10,12 +12,14 @@ from __future__ import annotations
 import time
 
 from workbench.core.hostinfo import claude_call
-from workbench.modelstub.script import Script, ScriptCall
+from workbench.modelstub.script import AgentSpec, Script, ScriptCall, Step
 from workbench.sim.stream import StreamWriter
 from workbench.sim.tools import Outcome, Workspace, plugin_name
 
-TOOLS = ["Read", "Bash", "Edit", "Write", "Skill"]
+TOOLS = ["Task", "Read", "Bash", "Edit", "Write", "Skill"]
 FINAL_TEXT = "Done."
+DEFAULT_SUBAGENT = "general-purpose"
+"""Claude Code's subagent type when the delegating call names none."""
 NO_OUTPUT_ERROR = ("API Error: Repeated 529 Overloaded errors · check status.claude.com "
                    "(simulated provider fault: no model output)")
 
@@ -39,20 +43,25 @@ def run_script(script: Script, ws: Workspace, writer: StreamWriter, *, prompt: s
     """Run SCRIPT against the workspace, writing the stream; returns the process exit code (0)."""
     started = time.monotonic()
     start(ws, writer, version)
+    final = run_steps(script.steps, ws, writer, prompt)
+    writer.result(text=final, duration_ms=int((time.monotonic() - started) * 1000))
+    return 0
+
+
+def run_steps(steps: list[Step], ws: Workspace, writer: StreamWriter, prompt: str) -> str | None:
+    """Run STEPS turn by turn (the main agent's, or a subagent's inside its delegating call); the last text."""
     context = prompt
-    final: str | None = None
-    for step in script.steps:
+    for step in steps:
         writer.turn(context)
-        if step.say:
+        if step.say and writer.parent is None:  # Claude Code prints no subagent text: its last is the call's result
             writer.say(step.say)
         if not step.calls:
-            final = step.say
-            break
+            return step.say
         uses = [(call, *claude_call(call)) for call in step.calls]
         ids = [writer.tool_use(name, tool_input) for _, name, tool_input in uses]
         results: list[str] = []
         for (call, name, tool_input), use_id in zip(uses, ids, strict=True):
-            outcome, body = execute(call, ws)
+            outcome, body = delegate(call.agent, use_id, ws, writer) if call.agent else execute(call, ws)
             if outcome.denied:
                 writer.deny(use_id, name, tool_input, outcome.text)
             else:
@@ -61,12 +70,17 @@ def run_script(script: Script, ws: Workspace, writer: StreamWriter, *, prompt: s
                 writer.skill_text(body)
             results.append(outcome.text)
         context = "\n".join(results)
-    else:
-        writer.turn(context)
+    writer.turn(context)
+    if writer.parent is None:
         writer.say(FINAL_TEXT)
-        final = FINAL_TEXT
-    writer.result(text=final, duration_ms=int((time.monotonic() - started) * 1000))
-    return 0
+    return FINAL_TEXT
+
+
+def delegate(agent: AgentSpec, use_id: str, ws: Workspace, writer: StreamWriter) -> tuple[Outcome, None]:
+    """Run a subagent's steps inside the call USE_ID: its prompt, its calls, its last text as the result."""
+    with writer.subagent(use_id, agent.type or DEFAULT_SUBAGENT, agent.description, agent.prompt):
+        text = run_steps(agent.steps, ws, writer, agent.prompt)
+    return Outcome(text or ""), None
 
 
 def run_fault(ws: Workspace, writer: StreamWriter, *, version: str) -> int:

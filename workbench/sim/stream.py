@@ -3,13 +3,18 @@
 Only the fields the Claude parser and a human reader use are written, in Claude's shapes: a
 `system/init`, one `assistant` event per content block, `user` events with `tool_result` blocks,
 and a final `result` with usage, `modelUsage` and `permission_denials`. Token counts are small,
-fixed functions of text length (a simulation has no real usage); cost is always null.
+fixed functions of text length (a simulation has no real usage); cost is always null. A subagent's
+events carry the delegating call's id in `parent_tool_use_id` with its type and task label, between
+`task_started` and `task_notification` system events, as Claude Code 2.1.197 prints them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 SYNTHETIC_MODEL = "<synthetic>"
@@ -20,6 +25,18 @@ TOKENS_PER_TURN = 100
 def tokens(text: str) -> int:
     """A stand-in token count: one token per four characters, at least one."""
     return max(1, len(text) // 4)
+
+
+@dataclass(frozen=True)
+class Parent:
+    """The delegating call whose subagent is writing: its id, the subagent's type and task label."""
+
+    use_id: str
+    type: str
+    description: str
+
+    def fields(self) -> dict[str, Any]:
+        return {"parent_tool_use_id": self.use_id, "subagent_type": self.type, "task_description": self.description}
 
 
 class StreamWriter:
@@ -35,6 +52,9 @@ class StreamWriter:
         self.denials: list[dict[str, Any]] = []
         self.ids = 0
         self.last_text: str | None = None
+        self.parent: Parent | None = None
+        """Set while a subagent writes (`subagent`)."""
+        self.sub_turns = 0
 
     def emit(self, obj: dict[str, Any]) -> None:
         """Write one event as a JSON line and flush, so a live reader sees it at once."""
@@ -50,14 +70,36 @@ class StreamWriter:
                    "skills": skills, "plugins": plugins})
 
     def turn(self, context: str) -> None:
-        """Count one model turn that read CONTEXT (the prompt or the last tool results)."""
-        self.turns += 1
+        """Count one model turn that read CONTEXT (the prompt or the last tool results); a subagent's
+        turns add usage but not to the main agent's `num_turns`."""
+        self.turns += self.parent is None
+        self.sub_turns += self.parent is not None
         self.input_tokens += TOKENS_PER_TURN + tokens(context)
+
+    def _origin(self) -> dict[str, Any]:
+        return self.parent.fields() if self.parent else {"parent_tool_use_id": None}
+
+    @contextlib.contextmanager
+    def subagent(self, use_id: str, kind: str, description: str, prompt: str) -> Iterator[None]:
+        """Write a subagent's events inside the call USE_ID: its start, its prompt, then its work."""
+        task_id = f"asim{use_id[-4:]}"
+        self.emit({"type": "system", "subtype": "task_started", "task_id": task_id, "tool_use_id": use_id,
+                   "description": description, "subagent_type": kind, "task_type": "local_agent", "prompt": prompt})
+        self.parent = Parent(use_id, kind, description)
+        self.emit({"type": "user", **self._origin(), "message": {"role": "user", "content": [
+            {"type": "text", "text": prompt}]}})
+        try:
+            yield
+        finally:
+            self.parent = None
+        self.emit({"type": "system", "subtype": "task_notification", "task_id": task_id, "tool_use_id": use_id,
+                   "status": "completed", "summary": description})
 
     def _assistant(self, block: dict[str, Any], *, model: str | None = None) -> None:
         self.output_tokens += tokens(json.dumps(block))
-        self.emit({"type": "assistant", "parent_tool_use_id": None, "message": {
-            "id": f"msg_sim{self.turns:04d}", "type": "message", "role": "assistant",
+        turn = f"{self.turns:04d}" if self.parent is None else f"{self.turns:04d}s{self.sub_turns:04d}"
+        self.emit({"type": "assistant", **self._origin(), "message": {
+            "id": f"msg_sim{turn}", "type": "message", "role": "assistant",
             "model": model or self.model, "content": [block], "stop_reason": None}})
 
     def say(self, text: str) -> None:
@@ -77,11 +119,11 @@ class StreamWriter:
         block: dict[str, Any] = {"tool_use_id": use_id, "type": "tool_result", "content": content}
         if is_error:
             block["is_error"] = True
-        self.emit({"type": "user", "parent_tool_use_id": None, "message": {"role": "user", "content": [block]}})
+        self.emit({"type": "user", **self._origin(), "message": {"role": "user", "content": [block]}})
 
     def skill_text(self, text: str) -> None:
         """The loaded skill's body, injected as a user text message (not a tool result), as Claude does."""
-        self.emit({"type": "user", "parent_tool_use_id": None, "isMeta": True,
+        self.emit({"type": "user", **self._origin(), "isMeta": True,
                    "message": {"role": "user", "content": [{"type": "text", "text": text}]}})
 
     def deny(self, use_id: str, name: str, tool_input: dict[str, Any], message: str) -> None:

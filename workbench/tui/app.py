@@ -7,6 +7,7 @@ on it, and `journal` makes a session's story inspectable).
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 from importlib import import_module
@@ -16,14 +17,24 @@ from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from workbench.core.workspace import Workspace, load_workspace
 from workbench.failure import describe
 from workbench.stdio import buffer_terminal_stream
 from workbench.tui.data import KnownArms, WorkspaceView
 from workbench.tui.keys import printable_actions, typing
-from workbench.tui.messages import ArmsRead, CanaryRequested, WorkbenchMessage, WorkerFailed
+from workbench.tui.messages import (
+    ArmsRead,
+    CanaryRequested,
+    PromoteRequested,
+    ScriptsRead,
+    TuneRequested,
+    WorkbenchMessage,
+    WorkerErrored,
+    WorkerFailed,
+    WorkspaceRead,
+)
 
 JOURNAL_SIZE = 5000
 
@@ -34,22 +45,27 @@ SCREENS = {
     "records": ("Records", "open records files, filter, open any run's calls"),
     "compare": ("Compare", "arms side by side with intervals, delta, paired p-value"),
     "postinstall": ("Post-install check", "one run against your live install, with the guard"),
+    "sessions": ("Sessions", "your past real sessions, read-only, scored beside the lab"),
+    "tune": ("Tune", "a row's candidate wordings as arms; kept only when held-back cases confirm"),
 }
 
 
-def _lazy(name: str) -> Callable[[], Screen[None]]:
-    """A factory for screen NAME: its module is imported when the screen is first shown."""
+def _lazy(name: str, view: WorkspaceView, label: str, built: dict[str, Screen[None]]) -> Callable[[], Screen[None]]:
+    """A factory for screen NAME on VIEW: its module is imported when the screen is first shown; the
+    screen is kept in BUILT (the app tells built screens when the arms change)."""
 
     def build() -> Screen[None]:
         module = import_module(f"workbench.tui.screens.{name}")
-        screen: Screen[None] = getattr(module, SCREEN_CLASSES[name])()
+        screen: Screen[None] = getattr(module, SCREEN_CLASSES[name])(view, label)
+        built[name] = screen
         return screen
 
     return build
 
 
 SCREEN_CLASSES = {"canary": "CanaryScreen", "batch": "BatchScreen", "records": "RecordsScreen",
-                  "compare": "CompareScreen", "postinstall": "PostinstallScreen"}
+                  "compare": "CompareScreen", "postinstall": "PostinstallScreen",
+                  "sessions": "SessionsScreen", "tune": "TuneScreen"}
 
 
 class WorkbenchApp(App[None]):
@@ -66,6 +82,7 @@ class WorkbenchApp(App[None]):
         Binding("4", "show('records')", "records", show=False),
         Binding("5", "show('compare')", "compare", show=False),
         Binding("6", "show('postinstall')", "post-install", show=False),
+        Binding("7", "show('sessions')", "sessions", show=False),
         Binding("question_mark,f1", "help", "help"),
         Binding("q", "quit", "quit"),
         Binding("escape", "leave_input", "leave input", show=False),
@@ -75,6 +92,10 @@ class WorkbenchApp(App[None]):
         super().__init__()
         self.view = WorkspaceView.load(ws)
         self.journal: deque[WorkbenchMessage] = deque(maxlen=JOURNAL_SIZE)
+        self.built: dict[str, Screen[None]] = {}
+        """The screens built so far, by name (screens are built on first visit)."""
+        self._ending = threading.Event()
+        """Set when the app ends: the scripts watch stops waiting."""
 
     @property
     def workspace_label(self) -> str:
@@ -84,12 +105,14 @@ class WorkbenchApp(App[None]):
     def on_mount(self) -> None:
         from workbench.tui.screens.rows import RowsScreen
 
-        self.install_screen(RowsScreen(), "rows")
+        self.built["rows"] = RowsScreen(self.view, self.workspace_label)
+        self.install_screen(self.built["rows"], "rows")
         for name in SCREENS:
             if name != "rows":  # built (and their modules imported) on first visit: cold start
-                self.install_screen(_lazy(name), name)  # type: ignore[arg-type]
+                self.install_screen(_lazy(name, self.view, self.workspace_label, self.built), name)  # type: ignore[arg-type]
         self.push_screen("rows")
         self.read_arms_job()
+        self.watch_scripts_job()
 
     @work(thread=True, exclusive=True, group="arms", exit_on_error=False)
     def read_arms_job(self) -> None:
@@ -98,6 +121,37 @@ class WorkbenchApp(App[None]):
 
         self.post_message(ArmsRead(read_arms(self.view.ws)))
 
+    @work(thread=True, exclusive=True, group="scripts", exit_on_error=False)
+    def watch_scripts_job(self) -> None:
+        """Read the canaries folder's scripts again each time a file there changes, until the app ends
+        (the forms offer a script added while the app runs)."""
+        from workbench.tui.data import read_scripts
+        from workbench.tui.folderwatch import FolderWatch
+
+        worker = get_current_worker()
+        watch = FolderWatch(self.view.ws.canaries_dir)
+        try:
+            while not worker.is_cancelled:
+                if watch.wait(0.5, self._ending) and not worker.is_cancelled:
+                    self.post_message(ScriptsRead(read_scripts(self.view.ws.canaries_dir)))
+        finally:
+            watch.close()
+
+    def on_unmount(self) -> None:
+        self._ending.set()
+
+    @on(WorkspaceRead)
+    def workspace_read(self, message: WorkspaceRead) -> None:
+        """The files were read again: every screen shows them as they are now."""
+        self.view.take(message.view)
+        self.tell("view_changed")
+
+    @on(ScriptsRead)
+    def scripts_read(self, message: ScriptsRead) -> None:
+        if message.scripts != self.view.scripts:
+            self.view.scripts = message.scripts
+            self.tell("scripts_changed")
+
     @on(ArmsRead)
     def arms_read(self, message: ArmsRead) -> None:
         self.arms_known(message.known)
@@ -105,14 +159,22 @@ class WorkbenchApp(App[None]):
     def arms_known(self, known: KnownArms) -> None:
         """Keep KNOWN as the workspace's arms and tell every screen built so far that offers arms."""
         self.view.known_arms = known
-        for screen in self._installed_screens.values():
-            changed = getattr(screen, "arms_changed", None)
-            if isinstance(screen, Screen) and screen.is_mounted and changed is not None:
+        self.tell("arms_changed")
+
+    def tell(self, method: str) -> None:
+        """Call METHOD of every screen built so far that has one (the view it shows changed)."""
+        for screen in self.built.values():
+            changed = getattr(screen, method, None)
+            if screen.is_mounted and changed is not None:
                 changed()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:
             self.worker_failed(self.screen, event.worker)
+
+    @on(WorkerErrored)
+    def worker_errored(self, message: WorkerErrored) -> None:
+        self.worker_failed(message.screen, message.worker)
 
     @on(WorkbenchMessage)
     def keep(self, message: WorkbenchMessage) -> None:
@@ -141,13 +203,12 @@ class WorkbenchApp(App[None]):
     def busy(self) -> list[str]:
         """What quitting now would throw away: unsaved drafts and running work."""
         out = []
-        rows = self.get_screen("rows")
-        unsaved: list[str] = getattr(rows, "unsaved", list)()
+        unsaved: list[str] = getattr(self.built["rows"], "unsaved", list)()
         if unsaved:
             out.append(f"{len(unsaved)} unsaved draft(s): {', '.join(unsaved)}")
-        for name, what in (("canary", "a canary"), ("batch", "a batch"), ("postinstall", "a post-install check")):
-            screen = self._installed_screens.get(name)
-            if isinstance(screen, Screen) and getattr(screen, "busy", False):
+        for name, what in (("canary", "a canary"), ("batch", "a batch"), ("postinstall", "a post-install check"),
+                           ("tune", "a tune")):
+            if getattr(self.built.get(name), "busy", False):
                 out.append(f"{what} is running")
         return out
 
@@ -162,10 +223,9 @@ class WorkbenchApp(App[None]):
 
         def answered(go: bool | None) -> None:
             if go:
-                for name in ("canary", "batch", "postinstall"):
-                    screen = self._installed_screens.get(name)
-                    stop = getattr(screen, "stop_work", None)
-                    if isinstance(screen, Screen) and stop is not None:
+                for name in ("canary", "batch", "postinstall", "tune"):
+                    stop = getattr(self.built.get(name), "stop_work", None)
+                    if stop is not None:
                         stop()
                 self.exit()
 
@@ -189,7 +249,7 @@ class WorkbenchApp(App[None]):
 
     @on(CanaryRequested)
     async def canary_requested(self, message: CanaryRequested) -> None:
-        from workbench.tui.jobs import Draft
+        from workbench.runner.doors import Draft
         from workbench.tui.screens.canary import CanaryScreen
 
         case = self.view.first_positive(message.row_id)
@@ -205,6 +265,10 @@ class WorkbenchApp(App[None]):
         assert isinstance(screen, CanaryScreen)
         screen.launch(case, draft)
 
+    @on(PromoteRequested)
+    async def promote_requested(self, message: PromoteRequested) -> None:
+        await self.promote(message.row_id, message.arm)
+
     async def promote(self, row_id: str, arm: str | None = None) -> None:
         """Open the batch screen set up for ROW: baseline vs ARM (default: the row's newest arm)."""
         from workbench.tui.screens.batch import BatchScreen
@@ -214,19 +278,34 @@ class WorkbenchApp(App[None]):
         assert isinstance(screen, BatchScreen)
         screen.promote(row_id, arm)
 
+    @on(TuneRequested)
+    async def tune_requested(self, message: TuneRequested) -> None:
+        """Open the Tune screen on the row Rows asked for."""
+        from workbench.tui.screens.tune import TuneScreen
+
+        await self.action_show("tune")
+        screen = self.get_screen("tune")
+        assert isinstance(screen, TuneScreen)
+        screen.tune(message.row_id)
+
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for name, (title, help_text) in SCREENS.items():
             yield SystemCommand(f"Go to {title}", help_text, lambda n=name: self.run_action(f"show('{n}')"))
         yield SystemCommand("Help", "keys of every screen", self.action_help)
         actions = {"rows": [("Run canary of the selected row's draft", "canary"),
-                            ("Promote the selected row to a batch", "promote"), ("Save the draft as an arm", "save")],
+                            ("Promote the selected row to a batch", "promote"), ("Save the draft as an arm", "save"),
+                            ("Tune the selected row", "tune"), ("Search the rows", "search"),
+                            ("Open the row's file in $EDITOR", "open_editor('row')"),
+                            ("Open the row's procedures in $EDITOR", "open_editor('procedures')")],
                    "canary": [("Run canary", "run"), ("Cancel the canary", "cancel")],
                    "batch": [("Start the batch", "start"), ("Abort the batch", "abort")],
-                   "records": [("Open the records files", "load")], "compare": [("Compare the arms", "compare")],
-                   "postinstall": [("Run the post-install check", "run")]}
+                   "records": [("Open the records files", "load")], "compare": [("Compare the arms", "compare"),
+                                                                   ("Write and open the HTML report", "report")],
+                   "postinstall": [("Run the post-install check", "run")],
+                   "tune": [("Start the tune", "start"), ("Cancel the tune", "cancel")]}
         for name, items in actions.items():
-            if screen is self._installed_screens.get(name):
+            if screen is self.built.get(name):
                 for title, action in items:
                     yield SystemCommand(title, f"{SCREENS[name][0]}: {action}",
                                         lambda a=action: self.screen.run_action(a))

@@ -10,16 +10,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from workbench.core.arms import BASELINE
 from workbench.core.audit import audit
 from workbench.core.cases import load_cases
 from workbench.core.errors import InputError
-from workbench.core.lint import Finding, lint_rows
+from workbench.core.lint import Finding, case_moments, lint_moments, lint_rows
 from workbench.core.models import Case
 from workbench.core.routing import Row, names_row, parse_files, parse_text
 from workbench.core.workspace import Workspace
 
 if TYPE_CHECKING:
-    from workbench.core.wording import ArmInfo
+    from workbench.core.arms import Arm
 
 
 @dataclass
@@ -32,8 +33,9 @@ class WorkspaceView:
     audit: dict[str, list[Finding]] = field(default_factory=dict)
     unattached: list[Finding] = field(default_factory=list)
     cases: list[Case] = field(default_factory=list)
-    scripts: list[Path] = field(default_factory=list)
-    """Scripted-model files of the canaries folder (offline self-checks): the forms' script choices."""
+    scripts: list[ScriptFile] = field(default_factory=list)
+    """Scripted-model files of the canaries folder (offline self-checks): the forms' script choices,
+    read again whenever a file there changes (`WorkbenchApp.watch_scripts_job`)."""
     problems: list[str] = field(default_factory=list)
     known_arms: KnownArms | None = None
     """The arms as last read in a worker (`read_arms`); None until the first read arrives."""
@@ -51,8 +53,12 @@ class WorkspaceView:
             self.rows = parse_files(self.ws.routing_files(), plugin=self.ws.plugin_dir)
         except (OSError, InputError) as exc:
             self.rows, self.problems = [], [str(exc)]
+        try:
+            self.cases = load_cases(self.ws.cases_dir) if self.ws.cases_dir.is_dir() else []
+        except InputError as exc:
+            self.cases, self.problems = [], [*self.problems, str(exc)]
         self.lint = {}
-        for f in lint_rows(self.rows, max_row_chars=self.ws.config.audit.max_row_chars):
+        for f in lint_rows(self.rows, max_row_chars=self.ws.config.audit.max_row_chars) + self.moment_lint(self.rows):
             self.lint.setdefault(f.row or "", []).append(f)
         self.audit, self.unattached = {}, []
         try:
@@ -63,12 +69,17 @@ class WorkspaceView:
                     self.unattached.append(f)
         except OSError as exc:
             self.problems.append(f"audit: {exc}")
-        folder = self.ws.canaries_dir
-        self.scripts = sorted(folder.glob("*.json")) if folder.is_dir() else []
-        try:
-            self.cases = load_cases(self.ws.cases_dir) if self.ws.cases_dir.is_dir() else []
-        except InputError as exc:
-            self.cases, self.problems = [], [*self.problems, str(exc)]
+        self.scripts = read_scripts(self.ws.canaries_dir)
+
+    def moment_lint(self, rows: list[Row]) -> list[Finding]:
+        """`moment-not-named` for ROWS (the workspace's rows, or one edited): the moment their cases measure,
+        as `workbench lint` checks it."""
+        return lint_moments(rows, case_moments(self.rows, self.cases))
+
+    def take(self, other: WorkspaceView) -> None:
+        """Show what OTHER read (the same workspace read again in a worker); the arms stay as known."""
+        self.rows, self.lint, self.audit, self.unattached = other.rows, other.lint, other.audit, other.unattached
+        self.cases, self.scripts, self.problems = other.cases, other.scripts, other.problems
 
     def row(self, row_id: str) -> Row | None:
         return next((r for r in self.rows if r.id == row_id), None)
@@ -82,26 +93,53 @@ class WorkspaceView:
         return [c for c in self.cases
                 if (c.kind == "positive" and names_row(self.rows, c.target, row_id)) or c.kind == "negative"]
 
-    def arms(self) -> list[ArmInfo]:
+    def arms(self) -> list[Arm]:
         """Every arm of the workspace (baseline first), as last read (`read_arms`, in a worker); none
         before the first read or when the plugin is not in a git repo."""
         return list(self.known_arms.arms) if self.known_arms is not None else []
 
-    def arms_of(self, row_id: str) -> list[ArmInfo]:
+    def arms_of(self, row_id: str) -> list[Arm]:
         """Arms that edit ROW: by their stored row, or by the arm commit's message (`row ID`)."""
         if self.known_arms is None:
             return []
         rows = self.known_arms.commit_rows
         return [arm for arm in self.known_arms.arms
                 if names_row(self.rows, arm.row, row_id)
-                or (arm.sha and arm.name != "baseline" and names_row(self.rows, rows.get(arm.sha), row_id))]
+                or (arm.sha and arm.name != BASELINE and names_row(self.rows, rows.get(arm.sha), row_id))]
+
+
+@dataclass(frozen=True)
+class ScriptFile:
+    """A script the forms offer: its file and the case it carries (a canary file's), or why it cannot
+    be read (it is offered all the same: running it names the bad line)."""
+
+    path: Path
+    case: Case | None = None
+    problem: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+
+def read_scripts(folder: Path) -> list[ScriptFile]:
+    """The `*.json` scripts of FOLDER, by name, each with the case it carries (`runner.doors.script_case`)."""
+    from workbench.runner.doors import script_case
+
+    out = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            out.append(ScriptFile(path, script_case(path)))
+        except InputError as exc:
+            out.append(ScriptFile(path, problem=str(exc)))
+    return out
 
 
 @dataclass(frozen=True)
 class KnownArms:
     """The workspace's arms and, per arm commit, the row its message names (`row ID`), read at once."""
 
-    arms: list[ArmInfo]
+    arms: list[Arm]
     commit_rows: dict[str, str | None]
 
 
@@ -116,7 +154,7 @@ def read_arms(ws: Workspace) -> KnownArms:
     repo = open_repo(ws.plugin_dir)
     rows: dict[str, str | None] = {}
     for arm in arms:
-        if arm.sha and arm.name != "baseline" and arm.sha not in rows:
+        if arm.sha and arm.name != BASELINE and arm.sha not in rows:
             rows[arm.sha] = commit_row(str(repo.commit(arm.sha).message))
     return KnownArms(arms, rows)
 
@@ -136,7 +174,7 @@ def lint_edit(view: WorkspaceView, row: Row, new_text: str) -> list[Finding] | N
     from dataclasses import replace
 
     rows = [replace(r, id=row.id) for r in edited]
-    return lint_rows(rows, max_row_chars=view.ws.config.audit.max_row_chars) + dangling(rows)
+    return lint_rows(rows, max_row_chars=view.ws.config.audit.max_row_chars) + view.moment_lint(rows) + dangling(rows)
 
 
 def record_files(ws: Workspace) -> list[Path]:

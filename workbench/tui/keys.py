@@ -37,3 +37,17 @@ class ActsNow:
         if action in printable_actions(type(self).BINDINGS) and typing(self):
             return False
         return self.ready(action)
+
+
+def focus_after(screen: Any, fields: dict[str, str], done: str, error: str | None = None) -> None:
+    """Where the keys go once a run ended: DONE (its results: `up`/`down` act at once), or, for an ERROR,
+    the form field it names (`model: …` or `the model field: …` -> FIELDS["model"]), else the form's first field."""
+    import re
+
+    target = done
+    if error is not None:
+        named = re.search(r"\b(" + "|".join(map(re.escape, fields)) + r")(?: field)?: ", error) if fields else None
+        target = fields[named.group(1)] if named else next(iter(fields.values()), done)
+    found = screen.query(target)
+    if found:
+        found.first().focus()

@@ -15,12 +15,13 @@ from workbench.core.events import Event
 from workbench.core.models import RunRecord
 
 if TYPE_CHECKING:
+    from workbench.core.arms import Arm
     from workbench.core.summary import Summary
-    from workbench.core.wording import ArmInfo
+    from workbench.core.tune import Candidate
     from workbench.runner.batch import BatchResult, Progress, RunOutcome
     from workbench.runner.proof import CheckResult
-    from workbench.tui.data import KnownArms
-    from workbench.tui.estimate import HostTimes
+    from workbench.runner.tune import TuneEvent
+    from workbench.tui.data import KnownArms, ScriptFile, WorkspaceView
 
 
 class WorkbenchMessage(Message):
@@ -87,11 +88,38 @@ class CanaryRequested(WorkbenchMessage):
         self.draft = draft
 
 
+class TuneRequested(WorkbenchMessage):
+    """Rows asked for a tune of a row (the app switches to the Tune screen)."""
+
+    def __init__(self, row_id: str) -> None:
+        super().__init__()
+        self.row_id = row_id
+
+
+class WorkerErrored(Message):
+    """A screen's worker raised (sent up to the app's one error boundary; not journalled itself: the
+    app answers with WorkerFailed)."""
+
+    def __init__(self, screen: Any, worker: Any) -> None:
+        super().__init__()
+        self.screen = screen
+        self.worker = worker
+
+
+class PromoteRequested(WorkbenchMessage):
+    """A screen asked for a batch of a row: baseline vs ARM (None: the row's newest arm)."""
+
+    def __init__(self, row_id: str, arm: str | None = None) -> None:
+        super().__init__()
+        self.row_id = row_id
+        self.arm = arm
+
+
 class ArmCreated(WorkbenchMessage):
     """A row's edited wording was committed as an arm (`promote`: a batch of it was asked for); `known`
     is every arm read again after it."""
 
-    def __init__(self, arm: ArmInfo, known: KnownArms, row_id: str | None = None, promote: bool = False) -> None:
+    def __init__(self, arm: Arm, known: KnownArms, row_id: str | None = None, promote: bool = False) -> None:
         super().__init__()
         self.arm = arm
         self.known = known
@@ -105,6 +133,35 @@ class ArmsRead(WorkbenchMessage):
     def __init__(self, known: KnownArms) -> None:
         super().__init__()
         self.known = known
+
+
+class ReportWritten(WorkbenchMessage):
+    """The HTML report was written (`workbench.report.page.write_report`, as `workbench report`): its path,
+    its runs, and whether a browser was asked to open it; or ERROR, the one line why not."""
+
+    def __init__(self, path: str, runs: int = 0, opened: bool = False, error: str | None = None) -> None:
+        super().__init__()
+        self.path = path
+        self.runs = runs
+        self.opened = opened
+        self.error = error
+
+
+class WorkspaceRead(WorkbenchMessage):
+    """The workspace's files were read again in a worker (after the user's editor exited): `view` holds
+    the rows, findings, cases and scripts as they are now."""
+
+    def __init__(self, view: WorkspaceView) -> None:
+        super().__init__()
+        self.view = view
+
+
+class ScriptsRead(WorkbenchMessage):
+    """The canaries folder changed and its scripts were read again in a worker (`tui.data.read_scripts`)."""
+
+    def __init__(self, scripts: list[ScriptFile]) -> None:
+        super().__init__()
+        self.scripts = scripts
 
 
 class ArmFailed(WorkbenchMessage):
@@ -162,14 +219,6 @@ class ComparisonRead(WorkbenchMessage):
         self.listed = listed
 
 
-class EstimateMade(WorkbenchMessage):
-    """Earlier records' durations and costs per host were read (in a worker): the batch estimate's input."""
-
-    def __init__(self, times: dict[str, HostTimes]) -> None:
-        super().__init__()
-        self.times = times
-
-
 class BatchStarted(WorkbenchMessage):
     """The batch passed its proof and self-checks and launched its first runs."""
 
@@ -199,9 +248,11 @@ class BatchFinished(WorkbenchMessage):
 class ForecastReady(WorkbenchMessage):
     """The batch form's forecast (runs, tokens, cost, wall time from earlier records), as lines to show."""
 
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, lines: list[str], cost_usd: float | None = None) -> None:
         super().__init__()
         self.lines = lines
+        self.cost_usd = cost_usd
+        """The forecast's total cost (None: unknown)."""
 
 
 class WorkerFailed(WorkbenchMessage):
@@ -211,3 +262,37 @@ class WorkerFailed(WorkbenchMessage):
         super().__init__()
         self.group = group
         self.error = error
+
+
+class TuneForecast(WorkbenchMessage):
+    """The tune's forecast as lines (`preview`: before launch, with the SPLIT and the CANDIDATES the
+    runner would try), or the one-line ERROR of its set-up."""
+
+    def __init__(self, lines: list[str], split: str = "", candidates: list[Candidate] | None = None, *,
+                 preview: bool = False, error: str | None = None) -> None:
+        super().__init__()
+        self.lines = lines
+        self.split = split
+        self.candidates = candidates
+        self.preview = preview
+        self.error = error
+
+
+class TuneProgressed(WorkbenchMessage):
+    """The running tune did something: the runner's event (stage, runs so far, tallies, a verdict)."""
+
+    def __init__(self, event: TuneEvent) -> None:
+        super().__init__()
+        self.event = event
+
+
+class TuneFinished(WorkbenchMessage):
+    """The tune ended: RESULT is the runner's `result_json` (the CLI's `--json`), or None with the one-line
+    ERROR of a bad form; KNOWN is every arm read again after it."""
+
+    def __init__(self, result: dict[str, Any] | None, *, error: str | None = None,
+                 known: KnownArms | None = None) -> None:
+        super().__init__()
+        self.result = result
+        self.error = error
+        self.known = known

@@ -24,10 +24,6 @@ class StreamParser(Protocol):
         ...
 
 
-HOSTS = NAMES
-"""Every host name (`workbench.core.hostinfo`)."""
-
-
 def make_parser(host: str, session_log: Iterable[str] | None = None) -> StreamParser:
     """A fresh parser for HOST; Codex may take its rollout session log for the refusals --json omits."""
     from workbench.core.parsers import claude, codex, gemini, grok, opencode
@@ -39,13 +35,9 @@ def make_parser(host: str, session_log: Iterable[str] | None = None) -> StreamPa
         parser.host = "sim"
         return parser
     simple: dict[str, type[StreamParser]] = {
-        "claude": claude.ClaudeParser,
-        "opencode": opencode.OpenCodeParser,
-        "gemini": gemini.GeminiParser,
-        "grok": grok.GrokParser,
-    }
+        cls.host: cls for cls in (claude.ClaudeParser, opencode.OpenCodeParser, gemini.GeminiParser, grok.GrokParser)}
     if host not in simple:
-        raise InputError(f"unknown host {host!r}; known: {', '.join(HOSTS)}", field="host")
+        raise InputError(f"unknown host {host!r}; known: {', '.join(NAMES)}", field="host")
     return simple[host]()
 
 

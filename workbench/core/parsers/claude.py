@@ -10,6 +10,9 @@ assistant events between two tool-result events. The traps it handles:
   `permission_denials`: either makes the status "denied", never "ok" or "error";
 - a Bash result with `is_error` and "Exit code N" is a command that RAN: status "error" with
   exit_code N, its reads happened; only `unreadable` (from the output) says which did not;
+- a subagent's events carry `parent_tool_use_id` (the Task/Agent call that delegated): its calls
+  are calls of the run, with `read_by` `subagent:<subagent_type>` (the call's, else the one
+  the host names on the subagent's events, else `subagent:<that id>`);
 - the synthetic API-error message (model `<synthetic>`) is not model output: no TextSeen, and
   the run ends with is_error.
 """
@@ -22,7 +25,7 @@ from typing import Any, ClassVar
 from workbench.core.events import Event, InitSeen, RunEnded, TextSeen, UsageSeen
 from workbench.core.evidence import shell_unreadable
 from workbench.core.hostinfo import HOSTS
-from workbench.core.models import Call, CallKind, Usage
+from workbench.core.models import MAIN_READER, Call, CallKind, Usage
 from workbench.core.parsers.common import (
     BadShape,
     CallBook,
@@ -42,6 +45,8 @@ from workbench.core.parsers.common import (
 )
 
 SYNTHETIC_MODEL = "<synthetic>"
+DELEGATING_TOOLS = frozenset({"Task", "Agent"})
+"""Claude Code's tools that start a subagent (the name changed across versions)."""
 
 
 class MessagesStreamParser(JsonLineParser):
@@ -65,6 +70,10 @@ class MessagesStreamParser(JsonLineParser):
         self.unnamed_turn = 0
         """Counts tool-result events: the turn key of assistant messages without an id."""
         self.turn: int | None = None
+        self.reader = MAIN_READER
+        """`read_by` of the calls of the current assistant event."""
+        self.delegated: dict[str, str] = {}
+        """Id of a delegating call -> its subagent type (empty: none given)."""
 
     # --- events -------------------------------------------------------------------------------
     def handle(self, obj: dict[str, Any]) -> list[Event]:
@@ -108,6 +117,7 @@ class MessagesStreamParser(JsonLineParser):
         if model:
             self.served_model = model
         self.turn = self.book.turn_of(get_str(message, "id") or f"#unnamed{self.unnamed_turn}")
+        self.reader = self.reader_of(get_str(obj, "parent_tool_use_id"), get_str(obj, "subagent_type"))
         events: list[Event] = []
         for block in content:
             if block.get("type") == "text" and (text := get_str(block, "text")):
@@ -179,13 +189,23 @@ class MessagesStreamParser(JsonLineParser):
         """The host-neutral kind of a tool name."""
         return self.KINDS.get(tool, "other")
 
+    def reader_of(self, parent: str | None, kind: str | None = None) -> str:
+        """`read_by` of calls whose event names PARENT as the delegating call (None: the main agent): the
+        type the call asked for, else the type the event names (the host's default), else that call's id."""
+        if parent is None:
+            return MAIN_READER
+        return f"subagent:{self.delegated.get(parent) or kind or parent}"
+
     def start_call(self, block: dict[str, Any]) -> Event:
         tool = get_str(block, "name") or "?"
         args = get_dict(block, "input")
         kind = self.kind_of(tool)
         fields = call_fields(tool, kind, args, command_keys=self.COMMAND_KEYS, skill_keys=self.SKILL_KEYS,
                              path_keys=self.PATH_KEYS)
-        return self.book.start(get_str(block, "id"), turn=self.turn, **fields)
+        call_id = get_str(block, "id")
+        if tool in DELEGATING_TOOLS and call_id is not None:
+            self.delegated[call_id] = get_str(args, "subagent_type") or ""
+        return self.book.start(call_id, turn=self.turn, read_by=self.reader, **fields)
 
     def finish_call(self, call: Call, block: dict[str, Any]) -> Event:
         text = flatten_text(block.get("content"))

@@ -19,8 +19,10 @@ is the host version (--json has none).
 
 Turns come from the rollout: the calls of one model response are consecutive response items, and
 a response ends with its `token_usage_record` (a tool output or `token_count` event also closes
-it), so the next call starts a new turn. --json alone runs a turn's calls one after another like
-separate turns and carries no turn id: without the rollout a call's turn is None (unknown). A
+it), so the next call starts a new turn. --json carries no turn id; without the rollout a call's
+turn comes from item timing: a call whose `item.started` arrives while an earlier call is still
+open (started, not completed) is in that call's turn, since no result of the open call can have
+shaped it; otherwise it opens a new turn. A
 call's `output` is what the model received: the rollout's output when there is one, else the
 command's `aggregated_output`.
 
@@ -34,7 +36,6 @@ new turn.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ from workbench.core.parsers.common import (
     get_int,
     get_list,
     get_str,
+    loads,
     output_fields,
     unwrap_argv,
     unwrap_command,
@@ -68,6 +70,8 @@ _REFUSAL = re.compile(
 )
 _TURN_ENDS = frozenset({"token_usage_record", "token_count", "function_call_output", "custom_tool_call_output"})
 """Rollout lines (or payload types) after which the next call belongs to a new model turn."""
+_USED = re.compile(r'"(?:session_meta|response_item|' + "|".join(sorted(_TURN_ENDS)) + r')"')
+"""A rollout line that can matter names one of these types; any other is skipped before decoding."""
 _ITEM_STATUS: dict[str, CallStatus] = {"completed": "ok", "failed": "error", "declined": "denied"}
 
 
@@ -117,10 +121,10 @@ def read_rollout(lines: Iterable[str]) -> tuple[str | None, list[RolloutCall]]:
     by_id: dict[str, RolloutCall] = {}
     turn, turn_closed, process = -1, True, 0
     for line in lines:
-        if len(line) > MAX_LINE:
-            continue
+        if len(line) > MAX_LINE or not _USED.search(line):
+            continue  # reasoning, messages, other events: never decoded
         try:
-            obj = json.loads(line)
+            obj = loads(line)
         except (ValueError, RecursionError, TypeError):
             continue
         payload = get_dict(obj, "payload")
@@ -160,7 +164,7 @@ def _rollout_call(payload: dict[str, Any]) -> RolloutCall | None:
         return RolloutCall(call_id, "apply_patch", paths=_PATCH_FILE.findall(get_str(payload, "input") or ""))
     if kind == "function_call" and name in CODEX_SHELL_TOOLS:
         try:
-            args = json.loads(get_str(payload, "arguments") or "")
+            args = loads(get_str(payload, "arguments") or "")
         except (ValueError, RecursionError):
             return None
         command = get_str(args, "cmd")
@@ -200,6 +204,9 @@ class CodexParser(JsonLineParser):
         self.consumed: set[int] = set()
         """Rollout positions already matched to a --json item or emitted as omitted."""
         self.init_sent = False
+        self.open: set[str] = set()
+        """--json items started and not yet completed (item timing: overlapping calls are one turn)."""
+        self.timing_turn = -1
         self.process = 0
         """`thread.started` lines seen: each `codex exec` process (a resumed one too) numbers its items
         from the start again, so an item id means something only within its process."""
@@ -288,6 +295,10 @@ class CodexParser(JsonLineParser):
                     self.matched[item_id] = source
         else:
             rollout_id = None
+            if self.rollout is None:
+                fields = [{**f, "turn": self.turn_by_timing()} for f in fields]
+        if item_id is not None:
+            self.open.add(item_id)
         indexes = []
         for f in fields:
             event = self.book.start(item_id, **f)
@@ -299,7 +310,14 @@ class CodexParser(JsonLineParser):
             self.items[item_id] = indexes
         return events
 
+    def turn_by_timing(self) -> int:
+        """The turn of a call --json starts now: the open calls' turn when one is open, else a new one."""
+        if not self.open:
+            self.timing_turn += 1
+        return self.timing_turn
+
     def finish_item(self, item_id: str | None, item: dict[str, Any]) -> list[Event]:
+        self.open.discard(item_id or "")
         indexes = self.items.get(item_id or "", [])
         status = _ITEM_STATUS.get(get_str(item, "status") or "", "ok")
         output = get_str(item, "aggregated_output")

@@ -7,20 +7,33 @@ longer than MAX_LINE is skipped unread: decoding 50 MB of JSON would cost gigaby
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shlex
 from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
+from pydantic_core import from_json
+
 from workbench.core.events import CallFinished, CallStarted, Event, LineSkipped
-from workbench.core.models import Call, CallKind
+from workbench.core.models import Call, CallKind, updated_call
 
 EXCERPT_CHARS = 300
 MAX_LINE = 8 * 1024 * 1024
 """Longest stream line parsed (characters; readers cap bytes alike). Real host lines stay far below:
 a tool result is truncated by the host itself; longer lines are junk or an attack."""
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+
+
+def loads(text: str) -> Any:
+    """What `json.loads(text)` gives, decoded by pydantic's parser (about twice as fast on host lines).
+    Whatever that parser refuses (lone surrogates, nesting deeper than 200, bad JSON) is decoded by
+    `json.loads` itself, so a line decodes, or fails, exactly as `json.loads` decides."""
+    try:
+        return from_json(text)
+    except ValueError:
+        return json.loads(text)
 
 
 class BadShape(Exception):
@@ -116,10 +129,42 @@ def call_fields(tool: str, kind: CallKind, args: dict[str, Any], *, command_keys
     return fields
 
 
+UNWRAP_LEVELS = 3
+"""Nested shell wrappers unwrapped at most (`bash -c "sh -c 'x'"`)."""
+_BLANK = " \t\r\n"
+"""shlex's whitespace: the only characters that separate its words."""
+_FIRST_WORD = re.compile(r"[ \t\r\n]*([^ \t\r\n]*)")
+_SIMPLE_WRAP = re.compile(
+    r"[ \t\r\n]*([^ \t\r\n'\"\\]+)[ \t\r\n]+(-[^ \t\r\n'\"\\-][^ \t\r\n'\"\\]*|-)[ \t\r\n]+"
+    r"(?:'([^']*)'|\"([^\"\\]*)\")[ \t\r\n]*")
+"""`SHELL -FLAGS 'X'` or `SHELL -FLAGS "X"` (no `"` or backslash in X): words shlex splits without
+quoting rules of consequence, so X is its third word as it is."""
+
+
+@functools.lru_cache(maxsize=4096)
 def unwrap_command(command: str) -> str:
-    """The command a shell wrapper runs: `/bin/bash -lc 'X'`, `sh -c X`, `zsh -lc X` give X."""
+    """The command a shell wrapper runs: `/bin/bash -lc 'X'`, `sh -c X`, `zsh -lc X` give X, up to
+    UNWRAP_LEVELS deep (`unwrap_general`'s answer, exactly).
+
+    The common forms need no shlex: a command whose first word holds no quote or backslash and names
+    no shell is returned as it is, and `SHELL -xc 'X'` / `SHELL -xc "X"` (no quote in X) give X.
+    Remembered: Codex names each command three times (item started, completed, the rollout)."""
     current = command
-    for _ in range(3):
+    for level in range(UNWRAP_LEVELS):
+        word = _FIRST_WORD.match(current).group(1)  # type: ignore[union-attr]  # always matches
+        if "'" not in word and '"' not in word and "\\" not in word and word.rsplit("/", 1)[-1] not in SHELLS:
+            return current  # shlex's first word is this word: no wrapper
+        simple = _SIMPLE_WRAP.fullmatch(current)
+        if simple is None or "c" not in simple.group(2)[1:] or simple.group(1).rsplit("/", 1)[-1] not in SHELLS:
+            return unwrap_general(current, UNWRAP_LEVELS - level)
+        current = simple.group(3) if simple.group(3) is not None else simple.group(4)
+    return current
+
+
+def unwrap_general(command: str, levels: int = UNWRAP_LEVELS) -> str:
+    """`unwrap_command` by shlex alone: split, take the wrapper's command, LEVELS times at most."""
+    current = command
+    for _ in range(levels):
         try:
             argv = shlex.split(current)
         except ValueError:
@@ -188,6 +233,10 @@ def looks_truncated(text: str) -> bool:
     A false alarm only costs an `absent` verdict (the content check then stays undecided); a miss
     would unmake a read whose text was cut away, so any such marker counts.
     """
+    if text.isascii():  # ASCII: the pattern's ignored case is `lower()`'s, and it needs one of these words
+        low = text.lower()
+        if "truncated" not in low and "omitted" not in low and "output" not in low:
+            return False
     return bool(_TRUNCATED.search(text))
 
 
@@ -227,7 +276,7 @@ class CallBook:
 
     def finish(self, call: Call, **updates: Any) -> CallFinished:
         """The final form of CALL with UPDATES applied."""
-        final = call.model_copy(update=updates)
+        final = updated_call(call, updates)
         self.calls[final.index] = final
         self.finished.add(final.index)
         return CallFinished(final)
@@ -274,7 +323,7 @@ class JsonLineParser:
         if len(text) > MAX_LINE:
             return [self.skipped(f"line over {MAX_LINE} characters")]
         try:
-            obj = json.loads(text)
+            obj = loads(text)
         except (ValueError, RecursionError):
             return [self.skipped("not JSON")]
         if not isinstance(obj, dict):

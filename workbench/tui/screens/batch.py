@@ -15,7 +15,7 @@ The batch itself is `workbench.runner.batch`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from textual import on, work
@@ -26,29 +26,45 @@ from textual.screen import Screen
 from textual.widgets import Checkbox, DataTable, Footer, Header, Input, ProgressBar, Select, SelectionList, Static
 
 from workbench.core.errors import InputError
-from workbench.core.models import RunRecord, StopRule
-from workbench.core.summary import is_hit, overall
-from workbench.tui.estimate import HostTimes, estimate_from
+from workbench.core.models import RunRecord
+from workbench.core.summary import case_rows, summarize
+from workbench.runner.doors import BatchForm, batch_caps, confirm_above, whole_number
+from workbench.tui.data import WorkspaceView
 from workbench.tui.fields import invalid_reason
 from workbench.tui.jobs import BatchJob
-from workbench.tui.keys import ActsNow
+from workbench.tui.keys import ActsNow, focus_after
 from workbench.tui.messages import (
     BatchFinished,
     BatchRecordsLoaded,
     BatchRunFinished,
     BatchStarted,
-    EstimateMade,
     ForecastReady,
     ProofChecked,
     WorkerFailed,
 )
+from workbench.tui.screens.confirm import ConfirmScreen
 from workbench.tui.widgets.bars import interval_bar, rate_text
-from workbench.tui.widgets.runform import LabelledSelect, chosen_script, effort_input, labelled, model_input, script_select
+from workbench.tui.widgets.runform import (
+    LabelledSelect,
+    chosen_effort,
+    chosen_script,
+    effort_select,
+    labelled,
+    model_input,
+    offer_efforts,
+    offer_scripts,
+    script_select,
+)
+from workbench.tui.widgets.toggles import Box, Choices
 from workbench.tui.workers import ForwardsWorkerErrors
 
 if TYPE_CHECKING:
     from workbench.modelstub import Script
-    from workbench.tui.app import WorkbenchApp
+
+
+FIELDS = {"hosts": "#hosts", "model": "#model", "arm": "#arm", "baseline": "#baseline", "runs": "#runs",
+          "jobs": "#jobs", "effort": "#effort", "script": "#script", "cases": "#cases", "alpha": "#alpha"}
+"""Form field name (as errors name it) -> its widget: a refused batch puts the keys there."""
 
 
 def proof_mark(passed: bool, exit_code: int) -> str:
@@ -58,28 +74,16 @@ def proof_mark(passed: bool, exit_code: int) -> str:
     return "[red]NOT refused ✗[/red]" if exit_code == 0 else "[red]failed ✗[/red]"
 
 
-def tally(records: list[RunRecord]) -> dict[tuple[str, str], tuple[int, int, int]]:
-    """(arm, case) -> (hits, valid, invalid), hits as the summary counts them."""
-    out: dict[tuple[str, str], tuple[int, int, int]] = {}
-    for r in records:
-        key = (r.arm or "?", r.case_id or r.target)
-        hits, valid, invalid = out.get(key, (0, 0, 0))
-        if r.valid:
-            out[key] = (hits + is_hit(r.kind, overall(r)), valid + 1, invalid)
-        else:
-            out[key] = (hits, valid, invalid + 1)
-    return out
-
-
 class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
     """The promote form, the proof, progress and the plan's results from its records file."""
 
     BINDINGS = [Binding("ctrl+r", "start", "start batch"), Binding("x", "abort", "abort batch")]
 
-    app: WorkbenchApp
-
-    def __init__(self) -> None:
+    def __init__(self, view: WorkspaceView, label: str = "") -> None:
         super().__init__()
+        self.view = view
+        """The workspace as the app read it (passed down; the screen never reaches into the app)."""
+        self.label = label
         self.job: BatchJob | None = None
         self.records: list[RunRecord] = []
         """The plan's records: those already in the records file, then each run as it ends."""
@@ -87,11 +91,11 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         self.row_id: str | None = None
         self.script: Script | None = None
         """A scripted model for the next batches (tests, bench): overrides the script field."""
-        self.times: dict[str, HostTimes] | None = None
-        """Earlier runs' durations and costs per host (read in a worker; None until read)."""
+        self.forecast_cost: float | None = None
+        """The latest forecast's cost (None: unknown), for the confirmation of a large plan."""
 
     def compose(self) -> ComposeResult:
-        view = self.app.view
+        view = self.view
         yield Header()
         with Horizontal(classes="form"):
             yield labelled(LabelledSelect([], prompt="baseline", id="baseline"), "baseline")
@@ -100,15 +104,16 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             yield model_input("model", view.ws.config.defaults.models)
         with Horizontal(classes="form", id="batch-options"):
             yield script_select("script", view.scripts)
-            yield effort_input("effort")
-            yield labelled(Input("3", placeholder="runs per cell", id="runs", type="integer"), "runs")
-            yield labelled(Input("2", placeholder="jobs", id="jobs", type="integer"), "jobs")
-            yield Checkbox("confined", True, id="confined")
+            yield effort_select("effort", list(view.ws.config.defaults.hosts))
+            caps = batch_caps()
+            yield labelled(Input("3", placeholder="runs per cell", id="runs"), f"runs ≤{caps['runs']}")
+            yield labelled(Input("2", placeholder="jobs", id="jobs"), f"jobs ≤{caps['jobs']}")
+            yield Box("confined", True, id="confined")
         with Horizontal(classes="form", id="batch-decide"):
-            yield Checkbox("until decided (runs = the maximum)", False, id="until-decided")
+            yield Box("until decided (runs = the maximum)", False, id="until-decided")
             yield labelled(Input("0.05", placeholder="alpha", id="alpha"), "alpha")
         with Horizontal(id="batch-body"):
-            yield labelled(SelectionList[str](id="cases"), "cases")
+            yield labelled(Choices(id="cases"), "cases")
             yield labelled(DataTable(id="batch-results", zebra_stripes=True), "results")
         with Vertical(id="batch-info"):
             yield Static("", id="batch-status")  # first: the run's outcome is never the line cut off
@@ -119,17 +124,16 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        from workbench.runner.confine import bwrap_path
+        from workbench.runner.doors import can_confine
 
         self.title = "Batch"
-        self.sub_title = self.app.workspace_label
-        self.query_one("#hosts", Input).value = ",".join(self.app.view.ws.config.defaults.hosts)
-        self.query_one("#confined", Checkbox).value = bwrap_path() is not None
+        self.sub_title = self.label
+        self.query_one("#hosts", Input).value = ",".join(self.view.ws.config.defaults.hosts)
+        self.query_one("#confined", Checkbox).value = can_confine()
         table = self.query_one("#batch-results", DataTable)
-        table.add_columns("arm", "case", "hits/valid [95% CI]", "invalid", "0% ─ rate ─ 100%")
+        table.add_columns("host", "arm", "case", "hits/valid [95% CI]", "invalid", "0% ─ rate ─ 100%")
         self.query_one("#progress", ProgressBar).display = False  # shown once a batch runs
         self.refresh_choices()
-        self.read_times()
 
     def on_screen_resume(self) -> None:
         if self.job is None:
@@ -141,6 +145,22 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         if self.job is None:
             picked = any(self.query_one(s, Select).value not in (Select.NULL, None) for s in ("#baseline", "#arm"))
             self.refresh_choices(self.row_id, keep=picked)
+
+    def view_changed(self) -> None:
+        """The workspace was read again (`WorkbenchApp.workspace_read`): its cases and scripts are offered."""
+        if self.job is None:
+            self.scripts_changed()
+            self.refresh_choices(self.row_id, keep=True)
+
+    @on(Input.Changed, "#hosts")
+    def hosts_typed(self) -> None:
+        """The effort field offers the levels every listed host's CLI takes."""
+        hosts = [h.strip() for h in self.query_one("#hosts", Input).value.split(",") if h.strip()]
+        offer_efforts(self.query_one("#effort", Select), hosts)
+
+    def scripts_changed(self) -> None:
+        """The canaries folder changed (`WorkbenchApp.scripts_read`): its scripts are offered."""
+        offer_scripts(self.query_one("#script", Select), self.view.scripts)
 
     def ready(self, action: str) -> bool:
         return self.job is not None if action == "abort" else self.job is None if action == "start" else True
@@ -156,7 +176,7 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
     def refresh_choices(self, row_id: str | None = None, arm: str | None = None, keep: bool = False) -> None:
         """Arms and cases for ROW: baseline vs ARM (default: the row's newest arm; none: the arm is left
         blank and the status says so, never another row's arm). KEEP: keep the arms already picked."""
-        view = self.app.view
+        view = self.view
         arms = [(a.name, a.name) for a in view.arms() if a.sha]
         before = [self.query_one(s, Select).value for s in ("#baseline", "#arm")]
         for sel in ("#baseline", "#arm"):
@@ -199,13 +219,13 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             status.update(f"promote row [b]{escape(row_id)}[/b]: baseline vs "
                           f"{escape(str(self.query_one('#arm', Select).value))} · ctrl+r starts")
 
-    def form(self) -> dict[str, Any]:
-        """The form's values, checked; InputError names the bad field."""
+    def form(self) -> BatchForm:
+        """The batch door's form from the widgets (`runner.doors.batch_config` does the rest); InputError
+        names the bad field."""
+        caps = batch_caps()
+
         def number(field: str) -> int:
-            raw = self.query_one(f"#{field}", Input).value.strip()
-            if not raw.isdigit() or int(raw) < 1:
-                raise InputError("must be a whole number of at least 1", field=field)
-            return int(raw)
+            return whole_number(self.query_one(f"#{field}", Input).value, field, caps[field])
 
         hosts = [h.strip() for h in self.query_one("#hosts", Input).value.split(",") if h.strip()]
         if not hosts:
@@ -229,11 +249,15 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
                 raise InputError("must be a number between 0 and 1", field="alpha")
             if len(set(arms)) < 2:
                 raise InputError("until decided compares two different arms", field="arm")
-        return {"hosts": hosts, "model": model, "arms": arms, "cases": cases,
-                "runs": number("runs"), "jobs": number("jobs"), "confined": self.query_one("#confined", Checkbox).value,
-                "until_decided": until, "alpha": alpha,
-                "effort": self.query_one("#effort", Input).value.strip() or None,
-                "script": chosen_script(self.query_one("#script", Select), self.script)}
+        runs, jobs = number("runs"), number("jobs")
+        planned = len(cases) * len(hosts) * len(arms) * runs
+        if planned > caps["planned"]:
+            raise InputError(f"{planned:,} planned runs is above the cap of {caps['planned']:,}", field="runs")
+        return BatchForm(arms=tuple(arms), cases=tuple(cases), hosts=tuple(hosts), runs=runs, jobs=jobs,
+                         model=model, effort=chosen_effort(self.query_one("#effort", Select)),
+                         script=chosen_script(self.query_one("#script", Select), self.script), resume=True,
+                         unconfined=not self.query_one("#confined", Checkbox).value, until_decided=until,
+                         alpha=alpha, max_runs=runs if until else None)
 
     @on(Input.Changed)
     @on(Select.Changed)
@@ -245,71 +269,28 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         except InputError as exc:
             self.query_one("#estimate", Static).update(f"[yellow]{escape(str(exc))}[/yellow]")
             return
-        runs = len(f["cases"]) * f["runs"] * len(f["hosts"]) * len(f["arms"])
-        if self.times is None:
-            self.query_one("#estimate", Static).update(f"estimate: {runs} runs · reading earlier records …")
-        else:
-            self.query_one("#estimate", Static).update(
-                f"estimate: {estimate_from(runs, f['hosts'], f['jobs'], self.times).text()}")
-        self.forecast_job(f, self.app.view.ws.records_dir)
-
-    @work(thread=True, exclusive=True, group="estimate", exit_on_error=False)
-    def read_times(self) -> None:
-        """Earlier records' durations and costs, read once in a worker (a keystroke never waits on disk)."""
-        from workbench.tui.data import record_files
-        from workbench.tui.estimate import host_times
-
-        self.post_message(EstimateMade(host_times(record_files(self.app.view.ws))))
-
-    @on(EstimateMade)
-    def estimate_made(self, message: EstimateMade) -> None:
-        self.times = message.times
-        self.update_estimate()
+        self.query_one("#estimate", Static).update(
+            f"plan: {len(f.cases)} case(s) × {f.runs} runs × {len(f.hosts)} host(s) × {len(f.arms)} arm(s) · "
+            f"{f.jobs} at once")
+        self.forecast_job(f, self.view.ws.records_dir)
 
     @work(thread=True, exclusive=True, group="forecast", exit_on_error=False)
-    def forecast_job(self, f: dict[str, Any], records: Path) -> None:
-        """The form's forecast from the workspace's earlier records, posted as ForecastReady."""
+    def forecast_job(self, f: BatchForm, records: Path) -> None:
+        """The form's forecast (the runner's, as the CLI batch prints it) from the workspace's earlier
+        records, posted as ForecastReady."""
         from workbench.runner.preview import form_forecast, load_history
 
-        scripted = f.get("script") is not None or self.script is not None
-        outlook = form_forecast(f["cases"], f["hosts"], f["runs"], len(f["arms"]), f["model"], scripted,
-                                load_history([records]))
+        outlook = form_forecast(list(f.cases), list(f.hosts), f.runs or 1, len(f.arms), f.model,
+                                f.script is not None, load_history([records]))
         lines = outlook.lines()
-        if f["until_decided"]:
+        if f.until_decided:
             lines[0] = lines[0].replace("forecast:", "forecast (at most, until decided):", 1)
-        self.post_message(ForecastReady(lines))
+        self.post_message(ForecastReady(lines, outlook.cost_usd.total))
 
     @on(ForecastReady)
     def show_forecast(self, message: ForecastReady) -> None:
+        self.forecast_cost = message.cost_usd
         self.query_one("#forecast", Static).update(escape("\n".join(message.lines)))
-
-    def config(self, f: dict[str, Any]) -> Any:
-        """The runner's BatchConfig for the form, built and checked as the CLI batch's (arms by the one
-        resolver, guard, the one confinement rule, the pre-flight checks). Runs in the batch's worker."""
-        from workbench.runner.arms import resolve
-        from workbench.runner.batch import BatchConfig, check_plan
-        from workbench.runner.guard import Guard
-        from workbench.runner.request import confinement_for
-        from workbench.tui.widgets.runform import load
-
-        view = self.app.view
-        ws = view.ws
-        arms = [resolve(ws, name) for name in f["arms"]]
-        record = ws.records_dir / "batch.jsonl"
-        home = Path.home()
-        guard = Guard.for_home(home, [ws.root, *(a.repo_root for a in arms)],
-                               own=[record, record.with_name(record.name + ".torn")])
-        confinement = confinement_for("batch", unconfined=not f["confined"], home=home, checkouts=guard.checkouts)
-        cases = [c for c in view.cases if c.id in f["cases"]]
-        script = load(f.get("script", self.script))
-        stop = (StopRule(rule="until-decided", max_runs=f["runs"], alpha=f["alpha"], compare=f["arms"][:2])
-                if f.get("until_decided") else None)
-        cfg = BatchConfig(cases=cases, hosts=f["hosts"], arms=arms, runs=f["runs"], record=record, jobs=f["jobs"],
-                          model=f["model"], effort=f.get("effort"), resume=True, confinement=confinement, guard=guard,
-                          script=script, fixture=ws.base_fixture if ws.base_fixture.is_dir() else None, real_home=home,
-                          stop=stop)
-        cfg.binaries = check_plan(cfg)
-        return cfg
 
     def action_start(self) -> None:
         if self.job is not None:
@@ -319,12 +300,31 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             f = self.form()
         except InputError as exc:
             self.query_one("#batch-status", Static).update(f"[red]not started: {escape(str(exc))}[/red]")
+            focus_after(self, FIELDS, "#hosts", str(exc))
+            return
+        planned = len(f.cases) * len(f.hosts) * len(f.arms) * (f.runs or 1)
+        why = confirm_above(planned, None if f.script is not None else self.forecast_cost)
+        if why is None:
+            self.launch(f)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.launch(f)
+            else:
+                self.query_one("#batch-status", Static).update("not started: you declined the plan")
+
+        self.app.push_screen(ConfirmScreen(f"This batch plans {why}. Start it?"), answered)
+
+    def launch(self, f: BatchForm) -> None:
+        """Start the batch of form F in a worker."""
+        if self.job is not None:
             return
         self.records, self.record_path = [], None
         self.query_one("#batch-results", DataTable).clear()
         self.query_one("#proof", Static).update("")
         self.query_one("#batch-status", Static).update("starting: plan, login and binaries, then the proof …")
-        self.job = BatchJob(lambda: self.config(f))
+        self.job = BatchJob(self.view.ws, f)
         self.set_focus(None)  # x aborts now, it never types into a field
         self.refresh_bindings()
         self.run_job(self.job)
@@ -381,23 +381,26 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
     def show_results(self) -> None:
         table = self.query_one("#batch-results", DataTable)
         table.clear()
-        for (arm, case), (hits, valid, invalid) in sorted(tally(self.records).items(), key=lambda kv: (kv[0][1],
-                                                                                                        kv[0][0])):
-            table.add_row(arm, case, rate_text(hits, valid), str(invalid), interval_bar(hits, valid))
+        for row in case_rows(summarize(self.records, pairs=False)):
+            table.add_row(row.host, row.arm, row.case, rate_text(row.hits, row.valid), str(row.invalid),
+                          interval_bar(row.hits, row.valid))
 
     @on(WorkerFailed)
     def worker_error(self, message: WorkerFailed) -> None:
         self.job = None
         self.refresh_bindings()
         self.query_one("#batch-status", Static).update(f"[b red]batch stopped[/b red]: {escape(message.error)}")
+        focus_after(self, FIELDS, "#batch-results", message.error)
 
     @on(BatchFinished)
     def finished(self, message: BatchFinished) -> None:
         self.job = None
-        self.read_times()  # the new runs inform the next estimate
+        self.update_estimate()  # the new runs inform the next forecast
         self.refresh_bindings()
         colour = "red" if message.note.startswith(("not started", "stopped")) else "b"
         where = f" · {len(self.records)} record(s) of this plan in {escape(self.record_path)}" if self.record_path \
             else ""
         self.query_one("#batch-status", Static).update(f"[{colour}]batch ended: {escape(message.note)}[/{colour}]"
                                                        + where)
+        failed = message.note.startswith(("not started", "stopped"))
+        focus_after(self, FIELDS, "#batch-results", message.note if failed else None)

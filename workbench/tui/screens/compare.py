@@ -9,7 +9,7 @@ interval on a common 0–100% scale.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.markup import escape
 from textual import on, work
@@ -22,15 +22,15 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 from workbench.core import stats
 from workbench.core.records import load_files
 from workbench.core.report import confusion, funnel, procedures
-from workbench.core.summary import Summary, arm_label, summarize
-from workbench.tui.data import record_files
-from workbench.tui.messages import ComparisonRead
+from workbench.core.summary import Summary, arm_label, script_label, summarize
+from workbench.tui.data import WorkspaceView, record_files
+from workbench.tui.messages import ComparisonRead, ReportWritten
 from workbench.tui.widgets.bars import interval_bar, rate_text
 from workbench.tui.widgets.runform import LabelledSelect, labelled
 from workbench.tui.workers import ForwardsWorkerErrors
 
-if TYPE_CHECKING:
-    from workbench.tui.app import WorkbenchApp
+REPORT_NAME = "report.html"
+"""The report's file in the workspace's records folder (written again on each `h`)."""
 
 
 def arm_labels(summary: Summary) -> dict[str, str]:
@@ -45,12 +45,14 @@ def arm_labels(summary: Summary) -> dict[str, str]:
 class CompareScreen(ForwardsWorkerErrors, Screen[None]):
     """Pick records and two arms; see per-target and per-case rates, delta, FLAKY, p, and a plot."""
 
-    BINDINGS = [Binding("ctrl+r", "compare", "compare"), Binding("ctrl+o", "load", "open file(s)")]
+    BINDINGS = [Binding("ctrl+r", "compare", "compare"), Binding("ctrl+o", "load", "open file(s)"),
+                Binding("h", "report", "HTML report", show=False)]  # the 80-column footer is full: help, palette
 
-    app: WorkbenchApp
-
-    def __init__(self) -> None:
+    def __init__(self, view: WorkspaceView, label: str = "") -> None:
         super().__init__()
+        self.view = view
+        """The workspace as the app read it (passed down; the screen never reaches into the app)."""
+        self.label = label
         self.summary = Summary()
         self.funnel: list[dict[str, Any]] = []
         self.confusion: list[dict[str, Any]] = []
@@ -61,6 +63,7 @@ class CompareScreen(ForwardsWorkerErrors, Screen[None]):
         with Horizontal(classes="form"):
             yield labelled(LabelledSelect([], prompt="arm A (baseline)", id="arm-a"), "arm A")
             yield labelled(LabelledSelect([], prompt="arm B", id="arm-b"), "arm B")
+        yield Static("", id="report-status")
         yield DataTable(id="compare-table", zebra_stripes=True)
         yield Static("", id="plot")
         yield Static("", id="views")
@@ -68,20 +71,64 @@ class CompareScreen(ForwardsWorkerErrors, Screen[None]):
 
     def on_mount(self) -> None:
         self.title = "Compare"
-        self.sub_title = self.app.workspace_label
+        self.sub_title = self.label
         self.query_one(DataTable).add_columns("host", "target", "case", "Δ pp", "paired p", "flaky", "A hits/n [CI]",
                                               "B hits/n [CI]")
+        self.query_one("#report-status", Static).display = False
         self.read_job(None)
 
     @work(thread=True, exclusive=True, group="compare", exit_on_error=False)
     def read_job(self, paths: list[Path] | None) -> None:
         """Read PATHS (None: the workspace's records files) and summarize them off the UI thread."""
         listed = paths is None
-        files = record_files(self.app.view.ws) if paths is None else paths
+        files = record_files(self.view.ws) if paths is None else paths
         records = load_files([p for p in files if p.is_file()], lenient=True).records
         summary = summarize(records)
         self.post_message(ComparisonRead(summary, funnel(summary), confusion(summary, records, procedures(records)),
                                          [str(p) for p in files], listed))
+
+    def action_report(self) -> None:
+        """Write the HTML report of the files and the picked arms (B against A), as `workbench report`
+        does, into the records folder, and open it in a browser when there is a display for one."""
+        files = [p.strip() for p in self.query_one("#files", Input).value.split(",") if p.strip()]
+        a, b = self.query_one("#arm-a", Select).value, self.query_one("#arm-b", Select).value
+        pairs = [] if Select.NULL in (a, b) or None in (a, b) or a == b else [(str(a), str(b))]
+        status = self.query_one("#report-status", Static)
+        status.display = True  # hidden until a report is asked for: 80x24 keeps its lines for the numbers
+        status.update("writing the HTML report …")
+        self.report_job(files, pairs)
+
+    @work(thread=True, exclusive=True, group="report", exit_on_error=False)
+    def report_job(self, files: list[str], pairs: list[tuple[str, str]]) -> None:
+        import os
+        import webbrowser
+
+        from workbench.core.errors import InputError
+        from workbench.report.page import write_report
+
+        out = self.view.ws.records_dir / REPORT_NAME
+        paths = files or [str(p) for p in record_files(self.view.ws)]
+        if not paths:
+            self.post_message(ReportWritten(str(out), error="no records files to report on"))
+            return
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            written = write_report(paths, out, pairs, lenient=True)
+        except (InputError, OSError) as exc:
+            self.post_message(ReportWritten(str(out), error=str(exc)))
+            return
+        display = any(os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY"))
+        opened = display and webbrowser.open(written.path.resolve().as_uri())
+        self.post_message(ReportWritten(str(written.path), written.runs, bool(opened)))
+
+    @on(ReportWritten)
+    def report_written(self, message: ReportWritten) -> None:
+        status = self.query_one("#report-status", Static)
+        if message.error is not None:
+            status.update(f"[red]no report: {escape(message.error)}[/red]")
+            return
+        how = "opened in your browser" if message.opened else "open it in a browser"
+        status.update(f"report: {escape(message.path)} ({message.runs} runs) · {how}")
 
     def action_load(self) -> None:
         self.read_job([Path(p.strip()) for p in self.query_one("#files", Input).value.split(",") if p.strip()])
@@ -117,11 +164,14 @@ class CompareScreen(ForwardsWorkerErrors, Screen[None]):
         plot: list[str] = []
         for row in self.summary.compare(str(a), str(b)):
             key = next(k for k in self.summary.cells if k[1] == a and k[2] == row["target"] and k[3] == row["kind"]
-                       and k[0].host == row["host"])
+                       and k[0].host == row["host"] and (k[0].script or None) == row["script_digest"]
+                       and (k[0].model or None) == row["model"] and (k[0].effort or None) == row["effort"])
             cell_a, cell_b = self.summary.cells[key], self.summary.cells[(key[0], str(b), key[2], key[3])]
             delta = "-" if row["delta_pp"] is None else f"{row['delta_pp']:+.1f}"
             flaky = sorted(set(f for c in (cell_a, cell_b) for f, h in c.hits_by_case().items() if stats.flaky(h)))
-            table.add_row(row["host"], row["target"], "all", delta, f"{row['mcnemar_p']:.3f}", "FLAKY" if flaky else "",
+            script = script_label(key[0], cell_a.script_names)
+            host = escape(row["host"] + (f" · {script}" if script else ""))
+            table.add_row(host, row["target"], "all", delta, f"{row['mcnemar_p']:.3f}", "FLAKY" if flaky else "",
                           rate_text(row["hits_a"], row["valid_a"]), rate_text(row["hits_b"], row["valid_b"]))
             by_a, by_b = cell_a.hits_by_case(), cell_b.hits_by_case()
             for case in sorted(set(by_a) | set(by_b)):

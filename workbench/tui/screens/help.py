@@ -18,12 +18,12 @@ In an input keys type; [b]escape[/b] leaves it. Footer: the keys that act now.
   [b]1…6[/b]      Rows · Canary · Batch · Records · Compare · Post-install
   [b]q[/b]        quit (asks first if drafts are unsaved or work runs)
   [b]?[/b] / [b]f1[/b]   this help (f1 also in an input) · [b]ctrl+p[/b] palette
-[b]Rows[/b]       [b]c[/b] canary of the draft · [b]b[/b] batch · [b]e[/b] edit, [b]escape[/b] back
-           [b]ctrl+s[/b] save the draft as an arm · [b]ctrl+z[/b] drop it
+[b]Rows[/b]       [b]c[/b] canary of the draft · [b]b[/b] batch · [b]e[/b] edit, [b]escape[/b] back · [b]d[/b] diff
+           [b]ctrl+s[/b] save arm · [b]ctrl+z[/b] drop · [b]/[/b] search · [b]o[/b]/[b]p[/b] $EDITOR row/procs
 [b]Canary[/b]     [b]ctrl+r[/b] run · [b]x[/b] cancel (kills the host's processes)
 [b]Batch[/b]      [b]ctrl+r[/b] start · [b]x[/b] abort (written records stay)
 [b]Records[/b]    [b]enter[/b] a run's calls · [b]ctrl+o[/b] open the files
-[b]Compare[/b]    [b]ctrl+r[/b] compare · [b]Post-install[/b] [b]ctrl+r[/b] run
+[b]Compare[/b]    [b]ctrl+r[/b] compare · [b]h[/b] HTML report · [b]Post-install[/b] [b]ctrl+r[/b] run
 [b]Call pane[/b]  [b]enter[/b] expand · green READ: first successful read
            red REFUSED/FAILED: no read · yellow: the moment
            an invalid run shows its reason, never a verdict

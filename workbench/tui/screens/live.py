@@ -6,6 +6,7 @@ Messages of an older run are ignored."""
 from __future__ import annotations
 
 import time
+from typing import ClassVar
 
 from rich.markup import escape
 from textual import on
@@ -15,7 +16,7 @@ from textual.widgets import Static
 from workbench.core.models import RunRecord
 from workbench.core.runstate import RunState
 from workbench.tui.fields import invalid_reason
-from workbench.tui.keys import ActsNow
+from workbench.tui.keys import ActsNow, focus_after
 from workbench.tui.messages import HostEventsSeen, RunPathsKnown, WorkerFailed
 from workbench.tui.widgets.callpane import CallPane
 from workbench.tui.workers import ForwardsWorkerErrors
@@ -33,6 +34,8 @@ def last_text(state: RunState | None, width: int = 160) -> str:
 class LiveRunScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
     """A screen with a CallPane, an `#activity` line and a `#verdict` Static showing run `run_id`."""
 
+    FIELDS: ClassVar[dict[str, str]] = {}
+    """Form field name (as errors name it) -> its widget; the first is where a failed run's keys go."""
     run_id = 0
     _verdict = ""
     running = False
@@ -84,13 +87,18 @@ class LiveRunScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
 
     @on(WorkerFailed)
     def worker_error(self, message: WorkerFailed) -> None:
-        """The run's worker raised: the run is over; its status line says why."""
+        """The run's worker raised: the run is over; its status line says why, no verdict forms."""
         self.end()
         self.query_one("#activity", Static).update("")
+        self.query_one("#verdict", Static).update("")
         self.query_one("#canary-status", Static).update(f"[red]could not run: {escape(message.error)}[/red]")
+        focus_after(self, self.FIELDS, "#pane", message.error)
 
     def show_verdict(self, state: RunState) -> None:
-        """The forming verdict (called by the pane); a Static update re-lays out the screen: only on change."""
+        """The forming verdict (called by the pane); a Static update re-lays out the screen: only on change.
+        Once the run ended the final line stays."""
+        if not self.running:
+            return
         line = f"[b]{escape(state.verdict_line(final=False))}[/b]"
         if line != self._verdict:
             self._verdict = line
@@ -103,10 +111,11 @@ class LiveRunScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         self.end()
         pane = self.query_one(CallPane)
         pane.flush(complete=True)
+        pane.focus()  # up/down walk the calls at once, no Tab needed
         state = pane.state
         if not record.valid:
-            self._verdict = (f"verdict: [reverse b] {record.overall} [/]  "
-                             f"[red]INVALID: {escape(invalid_reason(record))}[/red]")
+            pane.drop_marks()
+            self._verdict = f"[b red]INVALID: no verdict[/b red] · {escape(invalid_reason(record))}"
         else:
             line = state.verdict_line(final=True) if state is not None else ""
             head = line.rsplit(" → ", 1)[0]

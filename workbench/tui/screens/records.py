@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from textual import on, work
@@ -21,7 +20,7 @@ from textual.worker import get_current_worker
 from workbench.core.models import VERDICTS, RunRecord
 from workbench.core.records import Follower
 from workbench.core.summary import arm_label, overall
-from workbench.tui.data import record_files
+from workbench.tui.data import WorkspaceView, record_files
 from workbench.tui.fields import invalid_reason
 from workbench.tui.messages import RecordsRead
 from workbench.tui.widgets.runform import LabelledSelect, labelled
@@ -30,8 +29,6 @@ from workbench.tui.workers import ForwardsWorkerErrors
 FOLLOW_EVERY = 1.0
 """Seconds between two looks at the records files for appended lines."""
 
-if TYPE_CHECKING:
-    from workbench.tui.app import WorkbenchApp
 
 
 def matches(r: RunRecord, host: str, arm: str, case: str, verdict: object, validity: object) -> bool:
@@ -46,10 +43,11 @@ class RecordsScreen(ForwardsWorkerErrors, Screen[None]):
 
     BINDINGS = [Binding("enter", "open", "run's calls"), Binding("ctrl+o", "load", "open file(s)")]
 
-    app: WorkbenchApp
-
-    def __init__(self) -> None:
+    def __init__(self, view: WorkspaceView, label: str = "") -> None:
         super().__init__()
+        self.view = view
+        """The workspace as the app read it (passed down; the screen never reaches into the app)."""
+        self.label = label
         self.records: list[RunRecord] = []
         self.shown: list[RunRecord] = []
         self.loaded_note = ""
@@ -73,7 +71,7 @@ class RecordsScreen(ForwardsWorkerErrors, Screen[None]):
 
     def on_mount(self) -> None:
         self.title = "Records"
-        self.sub_title = self.app.workspace_label
+        self.sub_title = self.label
         self.query_one(DataTable).add_columns("host", "arm", "case", "run", "verdict", "calls", "moment", "condition",
                                               "valid")
         self.read_job(None)
@@ -84,7 +82,7 @@ class RecordsScreen(ForwardsWorkerErrors, Screen[None]):
         """Read PATHS (None: the workspace's records files), then post what is appended to them until
         another read replaces this worker; a file replaced or cut short is read again from the start."""
         listed = paths is None
-        files = record_files(self.app.view.ws) if paths is None else paths
+        files = record_files(self.view.ws) if paths is None else paths
         names = [str(p) for p in files]
         worker = get_current_worker()
         appended = False
@@ -144,7 +142,9 @@ class RecordsScreen(ForwardsWorkerErrors, Screen[None]):
             if not matches(r, host, arm, case, verdict, valid):
                 continue
             self.shown.append(r)
-            table.add_row(r.host, escape(arm_label(r.arm, r.source)), r.case_id or r.target, str(r.run), overall(r) or "?",
+            script = f" · {r.script.name or 'unknown script'} ({(r.script.digest or '?')[:7]})" if r.script else ""
+            table.add_row(escape(r.host + script), escape(arm_label(r.arm, r.source)), r.case_id or r.target, str(r.run),
+                          overall(r) or "?",
                           str(len(r.calls)), "-" if r.moment_at is None else f"#{r.moment_at}", r.condition,
                           "yes" if r.valid else escape(f"no: {invalid_reason(r)}"))
         self.query_one("#records-info", Static).update(f"{self.loaded_note} · {len(self.shown)} shown")

@@ -9,8 +9,6 @@ that row's change on `workbench/arm/NAME` through the core's `create_arm`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
@@ -19,17 +17,25 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, Static, TextArea
 
+from workbench.core.arms import check_arm_name
 from workbench.core.errors import InputError
 from workbench.core.lint import Finding
 from workbench.core.routing import Row, slug
-from workbench.tui.data import lint_edit, read_arms
+from workbench.core.rowsearch import search_line, search_rows
+from workbench.tui.data import WorkspaceView, lint_edit, read_arms
+from workbench.tui.fields import in_fields
 from workbench.tui.keys import ActsNow
-from workbench.tui.messages import ArmCreated, ArmFailed, CanaryRequested
+from workbench.tui.messages import (
+    ArmCreated,
+    ArmFailed,
+    ArmsRead,
+    CanaryRequested,
+    PromoteRequested,
+    TuneRequested,
+    WorkspaceRead,
+)
 from workbench.tui.screens.confirm import ConfirmScreen
 from workbench.tui.workers import ForwardsWorkerErrors
-
-if TYPE_CHECKING:
-    from workbench.tui.app import WorkbenchApp
 
 
 def badges(lint: list[Finding], audit: list[Finding]) -> str:
@@ -65,11 +71,23 @@ class ArmNameScreen(ModalScreen[str | None]):
     @on(Input.Submitted)
     def submitted(self, event: Input.Submitted) -> None:
         name = event.value.strip()
+        if name and self.refused(name):
+            return
         if name in self.taken:
             self.query_one("#arm-name-note", Static).update(
                 f"[red]an arm named {escape(name)} exists: type another name[/red]")
             return
         self.dismiss(name or None)
+
+
+    def refused(self, name: str) -> bool:
+        """Whether NAME is no valid arm name; the dialog then says why, in its own words (no flag)."""
+        try:
+            check_arm_name(name)
+        except InputError as exc:
+            self.query_one("#arm-name-note", Static).update(f"[red]{escape(exc.message)}: type another name[/red]")
+            return True
+        return False
 
 
 class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
@@ -79,21 +97,31 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         Binding("c", "canary", "canary"),
         Binding("b", "promote", "batch"),
         Binding("e", "edit", "edit"),
+        Binding("d", "diff", "diff", show=False),  # the 80-column footer is full; help lists it
         Binding("ctrl+s", "save", "save arm"),
         Binding("ctrl+z", "revert", "drop draft", show=False),
+        Binding("t", "tune", "tune", show=False),  # the 80-column footer is full; the palette offers it
+        Binding("slash", "search", "search", show=False),
+        Binding("o", "open_editor('row')", "$EDITOR", show=False),  # help and the palette list them
+        Binding("p", "open_editor('procedures')", "$EDITOR procedures", show=False),
         Binding("escape", "leave_editor", "rows", show=False),
     ]
 
-    app: WorkbenchApp
-
-    def __init__(self) -> None:
+    def __init__(self, view: WorkspaceView, label: str = "") -> None:
         super().__init__()
+        self.view = view
+        """The workspace as the app read it (passed down; the screen never reaches into the app)."""
+        self.label = label
         self.drafts: dict[str, str] = {}
         """Row id -> its edited wording, kept while the cursor moves (only rows whose text differs)."""
         self.saved: dict[str, str] = {}
         """Row id -> the arm its current draft was saved as (a saved draft is no longer unsaved)."""
         self.findings: dict[str, list[Finding] | None] = {}
         """Row id -> lint findings of its draft (dangling links included), from the last keystroke."""
+        self.searched_for = ""
+        """The search the table shows the rows of."""
+        self.showing: str | None = None
+        """The row whose wording the editor holds: a late highlight of that row never reloads it."""
 
     def unsaved(self) -> list[str]:
         """Rows whose draft is not saved as an arm."""
@@ -106,7 +134,11 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="rows-body"):
-            yield DataTable(id="rows", cursor_type="row", zebra_stripes=True)
+            with Vertical(id="rows-side"):
+                with Horizontal(id="row-search-bar"):
+                    yield Input(placeholder="/ search rows: id, wording, files", id="row-search")
+                    yield Static("", id="row-count")
+                yield DataTable(id="rows", cursor_type="row", zebra_stripes=True)
             with Vertical(id="row-detail"):
                 yield Static("", id="row-info")
                 yield TextArea("", id="editor", soft_wrap=True)
@@ -116,7 +148,7 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
 
     def on_mount(self) -> None:
         self.title = "Rows"
-        self.sub_title = self.app.workspace_label
+        self.sub_title = self.label
         table = self.query_one("#rows", DataTable)
         table.add_column(" ", key="mark", width=1)
         table.add_column("row", key="row")
@@ -124,23 +156,50 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         table.add_column("reads", key="reads")
         table.add_column("badges", key="badges")
         self.fill()
-        first = next((i for i, r in enumerate(self.app.view.rows) if self.app.view.first_positive(r.id)), 0)
+        first = next((i for i, r in enumerate(self.view.rows) if self.view.first_positive(r.id)), 0)
         table.move_cursor(row=first)
+        self.highlighted()  # the editor holds the row before the first paint, not after a queued message
         table.focus()
 
     def fill(self) -> None:
-        view = self.app.view
+        """The rows the search finds (all for a blank one), the cursor kept on the row it was on while
+        that row is shown."""
+        view = self.view
         table = self.query_one("#rows", DataTable)
+        was = self.selected
+        query = self.searched_for = self.query_one("#row-search", Input).value
+        found = search_rows(view.rows, query)
         table.clear()
         cols = self.app.size.width
         room = (cols if cols < 140 else cols * 3 // 5) - 44  # the table's width minus row, badges, padding
         when, reads_width = max(16, room * 3 // 5), max(12, room * 2 // 5)
-        for row in view.rows:
+        for row in found:
             reads = ", ".join(link.target for link in row.links) or "-"
             table.add_row(self.mark(row.id), row.id, row.trigger[:when], reads[:reads_width],
                           badges(view.lint.get(row.id, []), view.audit.get(row.id, [])), key=row.id)
+        self.query_one("#row-count", Static).update(search_line(found, view.rows, query))
+        if was is not None and was.id in table.rows:
+            table.move_cursor(row=table.get_row_index(was.id))
         if view.problems:
             self.notify("\n".join(view.problems), severity="error", timeout=10)
+
+    @on(Input.Changed, "#row-search")
+    def searched(self, event: Input.Changed) -> None:
+        """The table shows the rows the search finds; nothing else acts while it is typed in (a Changed
+        that changed nothing, as on mount, leaves the table alone)."""
+        if event.value != self.searched_for:
+            self.fill()
+
+    @on(Input.Submitted, "#row-search")
+    def search_done(self) -> None:
+        self.query_one("#rows", DataTable).focus()
+
+    def action_search(self) -> None:
+        self.query_one("#row-search", Input).focus()
+
+    def ready(self, action: str) -> bool:
+        """While the search field has focus only escape acts (no save, no drop: keys go to the field)."""
+        return action == "leave_editor" or not self.query_one("#row-search", Input).has_focus
 
     def mark(self, row_id: str) -> str:
         """`●` an unsaved draft, `✓` a draft saved as an arm, blank: no draft."""
@@ -159,26 +218,34 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         if not table.row_count:
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return self.app.view.row(str(key))
+        return self.view.row(str(key))
 
     @on(DataTable.RowHighlighted, "#rows")
     def highlighted(self) -> None:
         row = self.selected
         if row is None:
             return
-        view = self.app.view
+        view = self.view
         where = f"{row.file.name if row.file else '?'}:{row.line}"
         case = view.first_positive(row.id)
         self.query_one("#row-info", Static).update(
             f"[b]{escape(row.id)}[/b] · {escape(where)} · {row.kind} · first positive case: "
             f"{escape(case.id) if case else '[red]none[/red]'}\n" +
             "".join(f"[red]{escape(f.rule)}[/red] {escape(f.message)}\n" for f in view.audit.get(row.id, [])))
+        self.load_editor(row)
+        self.show_state(row)
+        self.show_arms(row)
+
+    def load_editor(self, row: Row) -> None:
+        """Put ROW's draft (or its own text) in the editor, unless the editor already holds ROW: keys
+        typed there may still have their Changed message queued, and reloading would drop them."""
+        if self.showing == row.id:
+            return
+        self.showing = row.id
         editor = self.query_one("#editor", TextArea)
         text = self.drafts.get(row.id, row.text)
         if editor.text != text:
             editor.load_text(text)
-        self.show_state(row)
-        self.show_arms(row)
 
     def show_state(self, row: Row) -> None:
         """The editor's border says whether the wording is the row's own, an unsaved draft, or saved."""
@@ -188,11 +255,11 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         elif row.id in self.saved:
             editor.border_title = f"draft saved as arm {self.saved[row.id]}"
         else:
-            editor.border_title = "● modified: unsaved draft (c runs it · ctrl+s saves · ctrl+z drops)"
+            editor.border_title = "● modified: unsaved draft (ctrl+s saves · esc, then c runs it · ctrl+z drops it)"
         editor.set_class(row.id in self.unsaved(), "modified")
 
     def show_arms(self, row: Row) -> None:
-        arms = self.app.view.arms_of(row.id)
+        arms = self.view.arms_of(row.id)
         lines = [f"{escape(a.name)}  {escape(a.ref)}  {(a.sha or 'missing')[:10]}" for a in arms]
         self.query_one("#arms", Static).update("[b]arms of this row[/b]\n" + ("\n".join(lines) or "none yet"))
 
@@ -209,21 +276,39 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         elif wording == row.text:
             self.drafts.pop(row.id, None)
             self.saved.pop(row.id, None)
-        findings = lint_edit(self.app.view, row, text)
+        findings = lint_edit(self.view, row, text)
         self.findings[row.id] = findings
         self.query_one("#findings", Static).update(describe(findings))
         self.remark(row.id)
         self.show_state(row)
 
     def action_revert(self) -> None:
-        """Drop the selected row's draft: the editor shows the row's text again."""
+        """Drop the selected row's draft, once confirmed: the editor shows the row's text again."""
         row = self.selected
         if row is not None and row.id in self.drafts:
+            def drop(yes: bool | None) -> None:
+                if yes:
+                    self.drop_draft(row)
+
+            self.app.push_screen(ConfirmScreen(f"Drop the draft of {row.id}? Its wording is lost."), drop)
+
+    def drop_draft(self, row: Row) -> None:
+        if row.id in self.drafts:
             self.drafts.pop(row.id)
             self.saved.pop(row.id, None)
             self.query_one("#editor", TextArea).load_text(row.text)
             self.remark(row.id)
             self.show_state(row)
+
+    def action_diff(self) -> None:
+        """The selected row's draft against its baseline wording, word by word (no colour needed)."""
+        from workbench.tui.screens.diff import DiffScreen
+
+        row = self.selected
+        if row is not None:
+            draft = self.drafts.get(row.id, row.text).strip("\n")
+            self.app.push_screen(DiffScreen(f"{row.id}: baseline → {'draft' if row.id in self.drafts else 'file'}",
+                                            row.text, draft))
 
     def action_edit(self) -> None:
         self.query_one("#editor", TextArea).focus()
@@ -235,7 +320,19 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         row = self.selected
         if row is not None:
             draft = self.drafts.get(row.id)
-            self.post_message(CanaryRequested(row.id, draft.strip("\n") if draft is not None else None))
+            text = draft.strip("\n") if draft is not None else None
+
+            def run(yes: bool | None = True) -> None:
+                if yes:
+                    self.post_message(CanaryRequested(row.id, text))
+
+            dangling = [f for f in self.findings.get(row.id) or [] if f.rule == "DANGLING"] if draft else []
+            if not dangling:
+                run()
+                return
+            self.app.push_screen(ConfirmScreen("This draft links a file that does not exist:\n"
+                                               + "\n".join(f"  {f.message}" for f in dangling)
+                                               + "\nRun the canary anyway?"), run)
 
     async def action_promote(self) -> None:
         """Batch of baseline vs this row's wording: an unsaved draft is saved as an arm first (its name
@@ -246,9 +343,9 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         if row.id in self.unsaved():
             self.action_save(promote=True)
         elif row.id in self.saved:
-            await self.app.promote(row.id, self.saved[row.id])
+            self.post_message(PromoteRequested(row.id, self.saved[row.id]))
         else:
-            await self.app.promote(row.id)
+            self.post_message(PromoteRequested(row.id))
 
     def action_save(self, promote: bool = False) -> None:
         row = self.selected
@@ -258,7 +355,7 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         if text == row.text:
             self.notify("the wording is unchanged: edit the row first (e)", severity="warning")
             return
-        taken = {a.name for a in self.app.view.arms()}
+        taken = {a.name for a in self.view.arms()}
         n = 1
         short = slug(row.id.split("/", 1)[-1])
         while f"{short}-{n}" in taken:
@@ -285,11 +382,11 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         from workbench.authoring.arms import create_arm
 
         try:
-            arm = create_arm(self.app.view.ws, row_id, name, text=text)
+            arm = create_arm(self.view.ws, row_id, name, text=text)
         except (InputError, ValueError, OSError) as exc:
-            self.post_message(ArmFailed(str(exc).replace("; pass --force to replace it", ": pick another name")))
+            self.post_message(ArmFailed(in_fields(str(exc).replace("; pass --force to replace it", ": pick another name"))))
             return
-        self.post_message(ArmCreated(arm, read_arms(self.app.view.ws), row_id, promote))
+        self.post_message(ArmCreated(arm, read_arms(self.view.ws), row_id, promote))
 
     def arms_changed(self) -> None:
         """The workspace's arms were read again (`WorkbenchApp.arms_known`)."""
@@ -299,7 +396,7 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
 
     @on(ArmCreated)
     async def arm_created(self, message: ArmCreated) -> None:
-        self.app.arms_known(message.known)
+        self.post_message(ArmsRead(message.known))  # up to the app, which tells every screen
         self.notify(f"arm {message.arm.name} = {message.arm.ref} ({(message.arm.sha or '')[:10]})")
         if message.row_id is not None and message.row_id in self.drafts:
             self.saved[message.row_id] = message.arm.name
@@ -308,8 +405,65 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         if row is not None:
             self.show_state(row)
         if message.promote and message.row_id is not None:
-            await self.app.promote(message.row_id, message.arm.name)
+            self.post_message(PromoteRequested(message.row_id, message.arm.name))
 
     @on(ArmFailed)
     def arm_failed(self, message: ArmFailed) -> None:
         self.notify(message.error, severity="error", timeout=8)
+
+    def action_open_editor(self, what: str) -> None:
+        """The user's $VISUAL/$EDITOR on the selected row's file at its line (`row`) or on the procedures it
+        links (`procedures`; a missing one is created by the editor, as the user writes it). The editor
+        has the terminal until it exits; the workspace is then read again in a worker, lint included."""
+        import os
+        import subprocess
+
+        from textual.app import SuspendNotSupported
+
+        from workbench.tui.editor import editor_argv, editor_command
+
+        row = self.selected
+        if row is None or row.file is None:
+            return
+        command = editor_command(os.environ)
+        if command is None:
+            self.notify("set $VISUAL or $EDITOR to open files from here", severity="warning")
+            return
+        files, line = ([row.file], row.line) if what == "row" else ([link.path for link in row.links], None)
+        if not files:
+            self.notify(f"row {row.id} links no procedure", severity="warning")
+            return
+        try:
+            with self.app.suspend():
+                subprocess.run(editor_argv(command, files, line), check=False)
+        except SuspendNotSupported:
+            self.notify("this terminal cannot be handed to an editor", severity="error")
+            return
+        except OSError as exc:
+            self.notify(f"cannot start {command[0]}: {exc.strerror or exc}", severity="error")
+            return
+        self.reload_job()
+
+    @work(thread=True, exclusive=True, group="reload", exit_on_error=False)
+    def reload_job(self) -> None:
+        """The workspace read again (rows, lint, audit, cases, scripts), for the app to hand to every screen."""
+        self.post_message(WorkspaceRead(WorkspaceView.load(self.view.ws)))
+
+    def view_changed(self) -> None:
+        """The workspace was read again (`WorkbenchApp.workspace_read`): the table, the row in the editor
+        and its lint are the files' now; a draft the file now says is no draft any more."""
+        for row_id, text in list(self.drafts.items()):
+            row = self.view.row(row_id)
+            if row is None or text.strip("\n") == row.text:
+                self.drafts.pop(row_id)
+                self.saved.pop(row_id, None)
+        self.showing = None
+        self.fill()
+        self.highlighted()
+        self.edited()
+
+    def action_tune(self) -> None:
+        """Tune the selected row: its candidates as arms, kept only when held-back cases confirm."""
+        row = self.selected
+        if row is not None:
+            self.post_message(TuneRequested(row.id))

@@ -107,15 +107,10 @@ class CallPane(ScrollView, can_focus=True):
         self.refresh()
 
     def set_paths(self, paths: Mapping[str, str]) -> None:
-        """Show run paths by their labels."""
-        pairs = sorted(((k, v) for k, v in paths.items() if k), key=lambda kv: -len(kv[0]))
+        """Show run paths by their labels, as the record does (the one redaction walker's labels)."""
+        from workbench.runner.redact import Redactor
 
-        def clean(text: str) -> str:
-            for path, label in pairs:
-                text = text.replace(path, label)
-            return text
-
-        self.clean = clean
+        self.clean = Redactor(paths).text
         self._cache.clear()
 
     def feed(self, event: Event) -> None:
@@ -208,6 +203,14 @@ class CallPane(ScrollView, can_focus=True):
             at = self._pos.get(moved, -1) if moved is not None else -1
             if moved is not None and at >= self.dropped:
                 self._heights[at - self.dropped] = self._height(moved)
+
+    def drop_marks(self) -> None:
+        """An invalid run measured nothing: no READ, CONFLICT or moment rule stays on its cards."""
+        old, self._hits, self._conflicts, self._moment_key = self._moment_key, {}, {}, None
+        at = self._pos.get(old, -1) if old is not None else -1
+        if old is not None and at >= self.dropped:
+            self._heights[at - self.dropped] = self._height(old)
+        self._relayout()
 
     def _height(self, key: str) -> int:
         assert self.state is not None

@@ -1,0 +1,140 @@
+"""Re-make tests/data/streams/*-delegated-*.jsonl: real streams of runs whose main agent delegates.
+
+Each scenario is a canary of the bundled demo workspace's `commit-typo-fix` case, driven by the
+scripted model server through THE request and record builders (`build_request`, `execute`, door
+`canary`, confined) with the run folder kept; the host's stdout is copied with the run folder
+rewritten to `/tmp/run`, and checked to hold no path of this machine and no secret of the launch.
+The sim writes its stream in Claude Code's shape; its captures sit beside the real CLI's. OpenCode's
+stream leaves the child's calls out, so its run folder keeps the session database too
+(`opencode-delegated-<scenario>/`: `stdout.jsonl` and `home/.local/share/opencode/opencode.db`,
+neutralized as scripts/capture_sessions.py does).
+
+    .venv/bin/python scripts/capture_delegation.py [--hosts claude,sim,opencode] [--hosts-dir .cache/hosts]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import re
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from workbench.core.cases import find_case
+from workbench.core.workspace import load_workspace
+from workbench.hosts.install import find_binary
+from workbench.modelstub import parse_script
+from workbench.runner.execute import RunResult, execute, run_secrets
+from workbench.runner.request import RunRequest, build_request
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "tests" / "data" / "streams"
+NEUTRAL = "/tmp/run"
+CASE = "commit-typo-fix"
+REQUIRED = "workflows/commit.md"
+PROCEDURE = "{plugin}/skills/ops/workflows/commit.md"
+EDIT = {"edit": {"path": "{repo}/src/app.py", "old": "Helo, ", "new": "Hello, "}}
+COMMIT = {"shell": "git commit -am 'app: fix greeting typo'"}
+
+
+def delegate(path: str, summary: str, kind: str | None = None) -> dict[str, object]:
+    """A delegation (to subagent type KIND; None: the host's default) whose subagent reads PATH and
+    answers SUMMARY."""
+    agent = {"prompt": f"Read {path} and sum it up in one line.", "description": "Read one file",
+             "steps": [{"say": "Reading it.", "calls": [{"read": path}]}, {"say": summary}]}
+    return {"agent": agent if kind is None else {**agent, "type": kind}}
+
+
+SCRIPTS = {
+    "subagent-reads": {"steps": [
+        {"say": "Delegating the procedure.", "calls": [delegate(PROCEDURE, "Commit with a scoped message.",
+                                                                "general-purpose")]},
+        {"calls": [EDIT]}, {"calls": [COMMIT]}, {"say": "Committed."}]},
+    "main-reads": {"steps": [
+        {"calls": [delegate("{repo}/src/app.py", "It greets with a typo.")]},
+        {"calls": [{"read": PROCEDURE}]}, {"calls": [EDIT]}, {"calls": [COMMIT]}, {"say": "Committed."}]},
+    "nobody-reads": {"steps": [
+        {"calls": [delegate("{repo}/src/app.py", "It greets with a typo.")]},
+        {"calls": [EDIT]}, {"calls": [COMMIT]}, {"say": "Committed."}]},
+}
+"""Scenario -> script. Ground truth: the subagent reads the procedure (fired, by the subagent); the
+subagent reads src/app.py and the main agent the procedure (fired, by main); only src/app.py is read
+(skip). The last two name no subagent type: the host picks its default."""
+TRUTH = {"subagent-reads": ("fired", "subagent"), "main-reads": ("fired", "main"), "nobody-reads": ("skip", None)}
+"""Scenario -> (overall verdict, fired_by) the canary must give."""
+
+
+def untyped(value: Any) -> Any:
+    """A script without subagent types: hosts other than Claude Code (and the sim) name their own."""
+    if isinstance(value, dict):
+        return {k: untyped(v) for k, v in value.items() if not (k == "type" and "prompt" in value)}
+    return [untyped(v) for v in value] if isinstance(value, list) else value
+
+
+def script_for(host: str, scenario: str) -> dict[str, Any]:
+    """SCENARIO's script as HOST runs it."""
+    return SCRIPTS[scenario] if host in ("claude", "sim") else untyped(SCRIPTS[scenario])
+
+
+def canary(host: str, scenario: str, hosts_dir: Path, workdir: Path) -> tuple[RunRequest, RunResult]:
+    """One kept, confined canary run of SCENARIO on HOST."""
+    ws = load_workspace(ROOT)
+    request = build_request(find_case(CASE, ws.cases_dir), host, door="canary", plugin=ws.plugin_dir,
+                            script=parse_script(script_for(host, scenario)), keep=True, workdir=workdir,
+                            fixture=ws.base_fixture, binary=None if host == "sim" else find_binary(host, hosts_dir),
+                            timeout=180.0)
+    return request, execute(request)
+
+
+def capture(host: str, scenario: str, hosts_dir: Path, workdir: Path) -> Path:
+    """Run, check the verdict against the ground truth, copy the stream neutralized; its path."""
+    request, result = canary(host, scenario, hosts_dir, workdir)
+    record = result.record
+    if (record.overall, record.fired_by) != TRUTH[scenario]:
+        raise SystemExit(f"{host} {scenario}: {record.overall} by {record.fired_by}, not {TRUTH[scenario]}")
+    run_dir = result.run_dir
+    text = (run_dir / "stdout.jsonl").read_text(encoding="utf-8")
+    text = text.replace(str(run_dir), NEUTRAL).replace(re.sub(r"[^A-Za-z0-9]", "-", str(run_dir)), "-tmp-run")
+    forbidden = [str(Path.home()), *run_secrets(request, result.run.launch)]
+    if any(f and re.search(rf"(?<![<\w]){re.escape(f)}(?![\w.-])", text) for f in forbidden) or str(
+            workdir) in text:
+        raise SystemExit(f"{host} {scenario}: the stream holds a machine path or a secret: not kept")
+    dest = OUT / f"{host}-delegated-{scenario}.jsonl"
+    if host == "opencode":
+        dest = OUT / f"{host}-delegated-{scenario}"
+        shutil.rmtree(dest, ignore_errors=True)
+        db = Path(".local") / "share" / "opencode" / "opencode.db"
+        sessions_capture().neutral_db(run_dir / "home" / db, dest / "home" / db, str(run_dir), forbidden)
+        dest = dest / "stdout.jsonl"
+    dest.write_text(text, encoding="utf-8")
+    shutil.rmtree(run_dir, ignore_errors=True)
+    return dest
+
+
+def sessions_capture() -> Any:
+    """scripts/capture_sessions.py (its database neutralizer)."""
+    spec = importlib.util.spec_from_file_location("capture_sessions", ROOT / "scripts" / "capture_sessions.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hosts", default="claude,sim,opencode")
+    parser.add_argument("--hosts-dir", default=str(ROOT / ".cache" / "hosts"))
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="wb-capture-") as tmp:
+        for host in args.hosts.split(","):
+            for scenario in SCRIPTS:
+                dest = capture(host, scenario, Path(args.hosts_dir), Path(tmp))
+                print(f"{dest.relative_to(ROOT)}: {' by '.join(str(x) for x in TRUTH[scenario] if x)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""UNINDEXED from what the hosts load: Skills, commands and agents of each plugin, mentions followed
+only inside the mentioning file's plugin; the user's project files and loose folder mentions reach
+nothing. Run through the real `workbench` command on tests/data/corpus/marketplace (see its README)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from workbench.core.markdown import Mention
+from workbench.core.reach import host_loaded, plugin_roots, resolve_mention
+
+WORKBENCH = Path(sys.executable).with_name("workbench")
+MARKETPLACE = Path(__file__).resolve().parent / "data" / "corpus" / "marketplace"
+
+
+def workbench(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "WORKBENCH_DEBUG"}
+    return subprocess.run([str(WORKBENCH), *argv], cwd=cwd, env=env, capture_output=True, text=True, check=False)
+
+
+def test_unindexed_finds_the_orphans_of_a_marketplace(tmp_path: Path) -> None:
+    ws = tmp_path / "market"
+    shutil.copytree(MARKETPLACE, ws)
+    assert workbench(ws, "init", ".").returncode == 0
+    done = workbench(ws, "audit", "--json")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, "an agent with broken YAML stops nothing"
+    found = {(f["rule"], Path(f["file"]).relative_to(ws).as_posix()) for f in json.loads(done.stdout)["findings"]}
+    assert found == {
+        # nothing names it
+        ("UNINDEXED", "plugins/slides/skills/deck/notes.md"),
+        # `layouts/` reaches the files directly in it, not a folder below
+        ("UNINDEXED", "plugins/slides/skills/deck/layouts/old/legacy.md"),
+        # named only as "the project's `README.md`": the user's file, not the Skill's
+        ("UNINDEXED", "plugins/sheets/skills/deck/README.md"),
+        # `../grid/` in another Skill is a cross-reference, not a pointer at grid's files
+        ("UNINDEXED", "plugins/sheets/skills/grid/formulas.md"),
+    }, "the command's, the agent's, the @-import's, the dotted name's and the stray fence's files are reached"
+
+
+def test_host_loaded_files_and_mentions_resolve_inside_their_own_plugin(tmp_path: Path) -> None:
+    ws = tmp_path / "market"
+    shutil.copytree(MARKETPLACE, ws)
+    slides, sheets = ws / "plugins/slides", ws / "plugins/sheets"
+    roots = plugin_roots(ws)
+    assert set(roots) == {ws.resolve(), slides.resolve(), sheets.resolve()} and roots[-1] == ws.resolve()
+    assert {p.relative_to(slides.resolve()).as_posix() for p in host_loaded(slides.resolve())} == {
+        "skills/deck/SKILL.md", "commands/present.md", "agents/reviewer.md"}
+    skill = (sheets / "skills/deck/SKILL.md").resolve()
+    assert resolve_mention(Mention("CLAUDE.md", "code"), skill, sheets.resolve()) == []
+    assert resolve_mention(Mention("../../../../CLAUDE.md", "link"), skill, sheets.resolve()) == [], \
+        "a file outside the plugin is not installed with it"
+    assert resolve_mention(Mention("./", "folder"), skill, sheets.resolve()) == []
+    assert resolve_mention(Mention("tail.md", "word"), skill, sheets.resolve()) == [(skill.parent / "tail.md")]

@@ -1,0 +1,72 @@
+"""`offered`: a row whose entry skill never reached the model makes the run invalid (`not-offered`),
+never a `skip`. Judged on the real Claude Code CLI against the scripted model server, whose request
+log says what each request listed."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from workbench.core.cases import find_case
+from workbench.hosts.install import find_binary
+from workbench.modelstub import parse_script
+from workbench.runner.execute import execute
+from workbench.runner.request import build_request
+
+ROOT = Path(__file__).resolve().parent.parent
+CASE = find_case("docs-readme-section", ROOT / "cases")
+EDIT_ONLY = parse_script({"steps": [
+    {"calls": [{"edit": {"path": "{repo}/README.md", "old": "# greeter", "new": "# greeter\n\nTests: pytest."}}]},
+    {"say": "Done."},
+]})
+
+
+def canary(plugin: Path, hosts_dir: Path):  # type: ignore[no-untyped-def]
+    req = build_request(CASE, "claude", door="canary", plugin=plugin, fixture=ROOT / "fixtures" / "base",
+                        script=EDIT_ONLY, binary=find_binary("claude", hosts_dir), timeout=120.0)
+    return execute(req).record
+
+
+def test_a_listed_row_is_offered_and_scored(installed_hosts: Path) -> None:
+    record = canary(ROOT / "plugin", installed_hosts)
+    assert record.offered == {CASE.target: True}
+    assert (record.valid, record.invalid_reason, record.overall) == (True, None, "skip")
+
+
+def test_a_row_the_host_never_listed_is_not_offered_never_a_skip(tmp_path: Path, installed_hosts: Path) -> None:
+    plugin = tmp_path / "plugin"
+    shutil.copytree(ROOT / "plugin", plugin)
+    skill = plugin / "skills" / "ops" / "SKILL.md"
+    skill.write_text(skill.read_text().replace("name: ops\n", "name: ops\ndisable-model-invocation: true\n", 1))
+    record = canary(plugin, installed_hosts)
+    assert record.offered == {CASE.target: False}, record.entry
+    assert (record.valid, record.invalid_reason) == (False, "not-offered")
+
+
+def test_real_claude_writes_its_request_bodies_and_only_hashes_and_listed_skills_are_kept(
+        tmp_path: Path, installed_hosts: Path) -> None:
+    """Claude Code 2.1.197 honours OTEL_LOG_RAW_API_BODIES=file:<dir> (no telemetry switch needed):
+    driven here against the model server with the switch the adapter sets on real-model runs."""
+    import os
+    import subprocess
+
+    from workbench.hosts.claude import API_BODIES
+    from workbench.modelstub.server import ModelServer
+    from workbench.runner.api_bodies import offered_entries
+
+    run_dir = tmp_path / "run"
+    for sub in ("home", "repo", "tmp"):
+        (run_dir / sub).mkdir(parents=True)
+    with ModelServer(parse_script({"steps": [{"say": "Done."}]})) as server:
+        env = {"PATH": os.environ["PATH"], "HOME": str(run_dir / "home"), "ANTHROPIC_BASE_URL": server.url,
+               "ANTHROPIC_API_KEY": "sk-test", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+               "OTEL_LOG_RAW_API_BODIES": f"file:{run_dir / API_BODIES}"}
+        done = subprocess.run([str(find_binary("claude", installed_hosts)), "hi", "-p", "--output-format",
+                               "stream-json", "--verbose", "--plugin-dir", str(ROOT / "plugin")],
+                              cwd=run_dir / "repo", env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert list((run_dir / API_BODIES).glob("*.request.json")), "the host wrote no request body"
+    entries = offered_entries(run_dir)
+    assert entries and all(len(e["sha256"]) == 64 and e["source"] == "api-body" for e in entries)
+    assert any("demo-ops:ops" in e["skills"] for e in entries), entries
+    assert not any((run_dir / API_BODIES).iterdir()), "the bodies are removed once read"

@@ -1,0 +1,131 @@
+"""Pilot: the Batch form's numbers are read strictly ("2.5" and "1e2" refused naming the field, never
+25 or 12), the runner's caps are in the form, a large plan asks before it starts, `x` during start-up
+stops the batch before any run, and the results table has one row per host."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Input, Select, SelectionList, Static
+from tui_support import make_workspace, run_async, shown, wait_for
+
+from workbench.authoring.arms import create_arm
+from workbench.core.records import load_file
+from workbench.tui.app import WorkbenchApp, make_app
+from workbench.tui.screens.batch import BatchScreen
+from workbench.tui.screens.confirm import ConfirmScreen
+
+CASE = "docs-readme-section"
+
+
+@pytest.fixture
+def hosts_dir(installed_hosts: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("WORKBENCH_HOSTS_DIR", str(installed_hosts))
+    return installed_hosts
+
+
+async def batch_form(pilot: object, app: WorkbenchApp, hosts: str = "sim") -> BatchScreen:
+    screen = await shown(pilot, app, "batch", BatchScreen)
+    screen.query_one("#confined").value = False  # type: ignore[attr-defined]
+    screen.query_one("#hosts", Input).value = hosts
+    screen.query_one("#jobs", Input).value = "1"
+    screen.query_one("#baseline", Select).value = "baseline"
+    screen.query_one("#arm", Select).value = "docs-weak"
+    cases = screen.query_one("#cases", SelectionList)
+    cases.deselect_all()
+    cases.select(CASE)
+    return screen
+
+
+def text(screen: BatchScreen, selector: str) -> str:
+    return str(screen.query_one(selector, Static).render())
+
+
+@run_async
+async def test_runs_typed_as_a_fraction_or_exponent_is_refused_naming_the_field(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    create_arm(ws, "docs", "docs-weak", trigger="Documentation")
+    app = make_app(ws)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await batch_form(pilot, app)
+        runs = screen.query_one("#runs", Input)
+        assert "1000" in str(runs.border_title), runs.border_title  # the runner's cap, in the form
+        for typed in ("2.5", "1e2"):
+            runs.value = ""
+            runs.focus()
+            await pilot.press(*typed)
+            await pilot.pause()
+            assert runs.value == typed, runs.value  # kept as typed, never 25 or 12
+            assert f"runs: '{typed}' is not a whole number" in text(screen, "#estimate"), text(screen, "#estimate")
+            screen.set_focus(None)
+            await pilot.press("ctrl+r")
+            await pilot.pause()
+            assert "not started: runs:" in text(screen, "#batch-status"), text(screen, "#batch-status")
+        runs.value = "5000"
+        await pilot.pause()
+        assert "above the cap of 1,000" in text(screen, "#estimate")
+    assert "BatchStarted" not in app.kinds()
+    assert not (ws.records_dir / "batch.jsonl").exists()
+
+
+@run_async
+async def test_a_plan_above_the_threshold_asks_before_it_starts(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    create_arm(ws, "docs", "docs-weak", trigger="Documentation")
+    app = make_app(ws)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await batch_form(pilot, app)
+        screen.query_one("#runs", Input).value = "300"
+        await pilot.pause()
+        screen.set_focus(None)
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen), app.screen
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is screen and screen.job is None
+        assert "declined" in text(screen, "#batch-status")
+    assert "BatchStarted" not in app.kinds() and "BatchRecordsLoaded" not in app.kinds()
+    assert not (ws.records_dir / "batch.jsonl").exists()
+
+
+@run_async
+async def test_abort_during_start_up_stops_before_any_run(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    create_arm(ws, "docs", "docs-weak", trigger="Documentation")
+    app = make_app(ws)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await batch_form(pilot, app)
+        screen.query_one("#runs", Input).value = "2"
+        await pilot.pause()
+        screen.set_focus(None)
+        await pilot.press("ctrl+r", "x")
+        await wait_for(pilot, app, "BatchFinished", cap=300)
+        await pilot.pause()
+        assert screen.job is None
+        assert "aborted by you" in text(screen, "#batch-status"), text(screen, "#batch-status")
+    record = ws.records_dir / "batch.jsonl"
+    assert not record.exists() or not load_file(record).records, "a run started after x"
+
+
+@run_async
+async def test_results_table_has_one_row_per_host(tmp_path: Path, hosts_dir: Path) -> None:
+    ws = make_workspace(tmp_path)
+    create_arm(ws, "docs", "docs-weak", trigger="Documentation")
+    app = make_app(ws)
+    async with app.run_test(size=(200, 50)) as pilot:
+        screen = await batch_form(pilot, app, hosts="sim,claude")
+        screen.query_one("#runs", Input).value = "1"
+        screen.query_one("#script", Select).value = str(ws.root / "canaries" / "read-then-edit.json")
+        await pilot.pause()
+        screen.set_focus(None)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, app, "BatchFinished", cap=600)
+        await pilot.pause(0.2)
+        table = screen.query_one("#batch-results", DataTable)
+        assert "complete" in text(screen, "#batch-status"), text(screen, "#batch-status")
+        rows = [tuple(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]
+        assert {(r[0], r[1], r[2]) for r in rows} == {(h, a, CASE) for h in ("sim", "claude")
+                                                      for a in ("baseline", "docs-weak")}, rows
+        assert all(r[3].split()[0].endswith("/1") or r[4] == "1" for r in rows), rows

@@ -1,0 +1,99 @@
+"""Pilot on the REAL sim host: `ctrl+z` on Rows asks before it drops a draft, `c` asks before it runs
+a draft with a DANGLING link, an invalid (cancelled) run shows INVALID and its reason with no verdict
+and no READ mark, and a saved draft is no longer called unsaved on the Canary's context line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import DataTable, Static, TextArea
+from tui_support import make_workspace, run_async, wait_for
+
+from workbench.modelstub import parse_script
+from workbench.tui.app import make_app
+from workbench.tui.messages import RunScored
+from workbench.tui.screens.canary import CanaryScreen
+from workbench.tui.screens.confirm import ConfirmScreen
+from workbench.tui.screens.rows import RowsScreen
+from workbench.tui.screentext import screen_text
+
+READ_THEN_SLEEP = {"steps": [{"calls": [{"read": "{plugin}/skills/ops/workflows/docs.md"}]},
+                             {"calls": [{"shell": "sleep 120"}]}, {"say": "Done."}]}
+
+
+async def edit_row(pilot: object, app: object, old: str, new: str) -> RowsScreen:
+    screen = app.screen  # type: ignore[attr-defined]
+    assert isinstance(screen, RowsScreen)
+    table = screen.query_one("#rows", DataTable)
+    table.move_cursor(row=table.get_row_index("ops/docs"))
+    await pilot.pause()  # type: ignore[attr-defined]
+    editor = screen.query_one("#editor", TextArea)
+    editor.load_text(editor.text.replace(old, new))
+    await pilot.pause()  # type: ignore[attr-defined]
+    table.focus()
+    await pilot.pause()  # type: ignore[attr-defined]
+    return screen
+
+
+@run_async
+async def test_ctrl_z_asks_before_dropping_a_draft(tmp_path: Path) -> None:
+    app = make_app(make_workspace(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = await edit_row(pilot, app, "Before editing documentation", "Before writing docs")
+        assert "ops/docs" in screen.drafts
+        assert "esc, then c runs it" in str(screen.query_one("#editor", TextArea).border_title)
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen) and "Drop the draft of ops/docs" in screen_text(app)
+        await pilot.press("n")
+        await pilot.pause()
+        assert "ops/docs" in screen.drafts and "Before writing docs" in screen.query_one("#editor", TextArea).text
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert "ops/docs" not in screen.drafts
+        assert "Before editing documentation" in screen.query_one("#editor", TextArea).text
+
+
+@run_async
+async def test_c_asks_before_running_a_dangling_draft(tmp_path: Path) -> None:
+    app = make_app(make_workspace(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = await edit_row(pilot, app, "workflows/docs.md", "workflows/no-such.md")
+        assert "DANGLING" in str(screen.query_one("#findings", Static).render())
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen) and "does not exist" in screen_text(app)
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is screen and "CanaryRequested" not in app.kinds()
+
+
+@run_async
+async def test_an_invalid_run_shows_its_reason_never_a_verdict(tmp_path: Path) -> None:
+    app = make_app(make_workspace(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await app.action_show("canary")
+        screen = app.screen
+        assert isinstance(screen, CanaryScreen)
+        screen.query_one("#case", expect_type=None).value = "docs-readme-section"  # type: ignore[attr-defined]
+        await pilot.pause()
+        screen.script = parse_script(READ_THEN_SLEEP)
+        await pilot.press("ctrl+r")
+        while "READ" not in screen_text(app):  # the read scored live, before the cancel
+            await wait_for(pilot, app, "HostEventsSeen", count=app.kinds().count("HostEventsSeen") + 1)
+            await pilot.pause()
+        await pilot.press("x")
+        await wait_for(pilot, app, "RunScored")
+        await pilot.pause()
+        record = next(m for m in app.journal if isinstance(m, RunScored)).record
+        assert not record.valid and record.invalid_reason == "cancelled"
+        verdict = str(screen.query_one("#verdict", Static).render())
+        assert "INVALID" in verdict and "cancelled" in verdict, verdict
+        assert str(record.overall) not in verdict and "verdict:" not in verdict, verdict
+        assert " READ " not in screen_text(app), "a READ mark stayed on an invalid run's card"
+        assert "running" not in str(screen.query_one("#activity", Static).render())

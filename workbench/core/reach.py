@@ -1,0 +1,186 @@
+"""What an agent can reach from what the hosts load: the reachability behind audit's UNINDEXED.
+
+Starts are the files a host loads or offers from each plugin of the workspace (`plugin_roots`):
+every Skill's SKILL.md (`skills/*/`), and Claude Code's commands and subagents (`commands/` and
+`agents/` markdown, the default folders, plus what plugin.json's `skills` / `commands` / `agents` keys
+name); the caller adds the session-start files (`session_load`) and the routing files. From each
+file reached, every mention (`markdown.mentions`) is followed when it names an existing file INSIDE
+the mentioning file's own plugin (a marketplace installs each plugin on its own):
+
+- relative to the file, then its Skill's folder, then (only a path with a folder part) its plugin root;
+  `{baseDir}`, `${CLAUDE_SKILL_DIR}` and `${CLAUDE_PLUGIN_ROOT}` as the hosts expand them;
+- a bare project-file name (`CLAUDE.md`, `AGENTS.md`, `README.md` ... in a code span or a word) is the
+  user's project file ("update the `AGENTS.md` of your project"), never the repo's own: only a markdown
+  link to it counts;
+- a `folder/` code span reaches the markdown files directly in it, and only below the file's folder
+  or its Skill's folder (`./`, `../other-skill/` and the plugin root reach nothing).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from workbench.core.errors import InputError
+from workbench.core.markdown import Mention, mentions, read_text
+from workbench.core.routing import host_path
+
+PROJECT_FILES = frozenset({"readme.md", "claude.md", "claude.local.md", "agents.md", "gemini.md", "changelog.md",
+                           "contributing.md", "license.md", "security.md", "code_of_conduct.md"})
+"""Names a Skill uses for the user's project files; bare, they never name the plugin's own file."""
+MANIFESTS = (".claude-plugin/plugin.json", ".codex-plugin/plugin.json")
+TEMPLATE = re.compile(r"\{[^}/]*\}|<[^>/]*>|\*+")
+
+
+def exists_exactly(path: Path) -> bool:
+    """PATH is a file whose every component matches case-sensitively (also on case-folding disks)."""
+    if not path.is_file():
+        return False
+    parent = path.parent
+    return path.name in {p.name for p in parent.iterdir()} if parent.is_dir() else False
+
+
+def _json(path: Path) -> dict[str, object]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def plugin_roots(top: Path) -> list[Path]:
+    """TOP (the workspace's plugin folder) and every plugin inside it: a folder holding a plugin.json
+    manifest, or a `source` of TOP's `.claude-plugin/marketplace.json`; deepest first."""
+    top = top.resolve()
+    found = {top}
+    for rel in MANIFESTS:
+        found |= {p.parents[1].resolve() for p in top.rglob(Path(rel).name)
+                  if p.parent.name == Path(rel).parent.name and ".git" not in p.parts}
+    entries = _json(top / ".claude-plugin/marketplace.json").get("plugins")
+    for entry in entries if isinstance(entries, list) else []:
+        source = entry.get("source") if isinstance(entry, dict) else None
+        if isinstance(source, str) and source.startswith("./") and (top / source).is_dir():
+            found.add((top / source).resolve())
+    return sorted(found, key=lambda p: len(p.parts), reverse=True)
+
+
+def own_root(file: Path, roots: list[Path]) -> Path:
+    """The plugin FILE belongs to: the deepest of ROOTS holding it (the last root when none does)."""
+    resolved = file.resolve()
+    return next((r for r in roots if r == resolved or r in resolved.parents), roots[-1])
+
+
+def _named(root: Path, value: object) -> list[Path]:
+    items = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+    return [(root / item).resolve() for item in items if isinstance(item, str)]
+
+
+def host_loaded(root: Path) -> list[Path]:
+    """The markdown files a host loads or offers from one plugin ROOT: each Skill's SKILL.md and
+    Claude Code's commands and subagents (default folders and the manifest's keys)."""
+    manifest = next((_json(root / rel) for rel in MANIFESTS if (root / rel).is_file()), {})
+    out: dict[Path, None] = {}
+    for key in ("skills", "commands", "agents"):
+        for place in [root / key, *_named(root, manifest.get(key))]:
+            if key == "skills":
+                files = [place / "SKILL.md"] if (place / "SKILL.md").is_file() else sorted(place.glob("*/SKILL.md"))
+            else:
+                files = [place] if place.is_file() else sorted(place.rglob("*.md")) if place.is_dir() else []
+            out.update({f.resolve(): None for f in files if f.suffix.lower() == ".md"})
+    return list(out)
+
+
+def _skill_dir(file: Path, root: Path) -> Path | None:
+    """The folder of the nearest SKILL.md at or above FILE's folder, inside ROOT."""
+    for folder in (file.parent, *file.parent.parents):
+        if (folder / "SKILL.md").is_file():
+            return folder
+        if folder == root or root not in folder.parents:
+            break
+    return None
+
+
+def _bases(mention: Mention, file: Path, root: Path) -> tuple[list[Path], str]:
+    """The folders MENTION may be relative to, in order, and the path to look up in them."""
+    clean = mention.target.removeprefix("@").lstrip("/")
+    expanded = host_path(clean, file.parent, root)
+    if expanded is not None:
+        return [expanded[0]], expanded[1]
+    bare = "/" not in clean.removeprefix("./").rstrip("/")
+    near = [b for b in (file.parent, _skill_dir(file, root)) if b is not None]
+    if mention.kind == "folder":
+        parts = clean.rstrip("/").split("/")
+        return ([] if clean in ("./", ".") or ".." in parts else near), clean
+    if mention.kind != "link" and bare and Path(clean).name.lower() in PROJECT_FILES:
+        return [], clean
+    return list(dict.fromkeys(near + ([] if bare else [root]))), clean
+
+
+def resolve_mention(mention: Mention, file: Path, root: Path) -> list[Path]:
+    """The existing files inside ROOT that MENTION (in FILE) names: one file, every file a templated
+    path (`{language}/x.md`) matches, or the markdown files directly in a mentioned folder."""
+    bases, clean = _bases(mention, file, root)
+    for base in bases:
+        if mention.kind == "folder":
+            folders = [p for p in base.glob(TEMPLATE.sub("*", clean.rstrip("/")))] if TEMPLATE.search(clean) \
+                else [base / clean]
+            found = sorted(p.resolve() for d in folders if d.is_dir() and d.resolve() != base.resolve()
+                           for p in d.glob("*.md") if p.is_file())
+        elif TEMPLATE.search(clean):
+            found = sorted(p.resolve() for p in base.glob(TEMPLATE.sub("*", clean)) if p.is_file())
+        else:
+            path = (base / clean).resolve()
+            found = [path] if exists_exactly(path) else []
+        found = [p for p in found if root in p.parents]
+        if found:
+            return found
+    return []
+
+
+def case_twin(mention: Mention, file: Path, root: Path) -> Path | None:
+    """A file MENTION names only when case is ignored (`FORMS.md` for `forms.md`): a real break on a
+    case-sensitive disk, reported as such rather than as an unlinked procedure."""
+    if mention.kind == "folder":
+        return None
+    bases, clean = _bases(mention, file, root)
+    for base in bases:
+        folder = (base / clean).parent
+        if folder.is_dir():
+            twin = next((p for p in folder.iterdir() if p.name.lower() == Path(clean).name.lower()
+                         and p.name != Path(clean).name), None)
+            if twin is not None:
+                return twin.resolve()
+    return None
+
+
+def reachable(starts: list[Path], top: Path) -> tuple[set[Path], dict[Path, str]]:
+    """Every markdown file reached from STARTS (see the module docstring), and the files mentioned
+    only with another case (file -> the mention)."""
+    roots = plugin_roots(top)
+    seen: set[Path] = set()
+    twins: dict[Path, str] = {}
+    todo = [p.resolve() for p in starts]
+    while todo:
+        file = todo.pop()
+        if file in seen or not file.is_file() or file.suffix.lower() != ".md":
+            continue
+        seen.add(file)
+        try:
+            text = read_text(file)
+        except InputError:
+            continue  # the routing read already warned about it
+        root = own_root(file, roots)
+        for mention in mentions(text):
+            found = resolve_mention(mention, file, root)
+            todo += [p for p in found if p not in seen]
+            if not found:
+                twin = case_twin(mention, file, root)
+                if twin is not None:
+                    twins.setdefault(twin, f"{mention.target} in {file.name}")
+    return seen, twins
+
+
+def host_starts(top: Path) -> list[Path]:
+    """What the hosts load from every plugin of the workspace TOP (`host_loaded` per plugin root)."""
+    return list(dict.fromkeys(p for root in plugin_roots(top) for p in host_loaded(root)))

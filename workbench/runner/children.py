@@ -1,0 +1,31 @@
+"""A delegated subagent's calls where the host's stream leaves them out.
+
+OpenCode 1.18.33's `run --format json` prints the `task` call (its `metadata.sessionId` names the
+child session) but none of the child's calls; its database in the run's own HOME has them. When a
+run delegated, its calls are read back from there, main session and children merged by time with
+each child call `read_by subagent:<child session>`, exactly as the sessions door reads them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from workbench.core.events import ParsedRun
+from workbench.core.models import MAIN_READER, Call
+from workbench.runner.sessions import MAX_FILE_BYTES, load_source, opencode_sessions
+
+OPENCODE_DB = Path(".local") / "share" / "opencode" / "opencode.db"
+
+
+def child_calls(host: str, parsed: ParsedRun, home: Path) -> list[Call] | None:
+    """The run's calls with its subagents' calls merged in; None when there is nothing to add (no
+    delegation, another host, or no child call in the host's own store)."""
+    if host != "opencode" or not any(c.kind == "agent" for c in parsed.calls):
+        return None
+    sources, _ = opencode_sessions(home / OPENCODE_DB, None, 1)
+    if not sources:
+        return None
+    run, _ = load_source(sources[0], home, MAX_FILE_BYTES)
+    if run is None or all(c.read_by == MAIN_READER for c in run.parsed.calls):
+        return None
+    return list(run.parsed.calls)
