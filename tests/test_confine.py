@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,24 @@ def test_argv_has_the_measured_flags(tmp_path: Path) -> None:
                                                                          ["x"]))
     assert " ".join(USERNS_FLAGS) in dropped and dropped.endswith(" ".join((*DROP, "x")))
     assert "dropuid.py 59999 " in dropped and "--unshare-user" not in dropped
+
+
+@pytest.mark.parametrize("run_as", [None, SANDBOX_UID], ids=["caller-uid", "dropped-uid"])
+def test_the_sandbox_names_no_host_account(tmp_path: Path, run_as: int | None) -> None:
+    """`id`, `ls -l` of a masked home and `getent` inside show only root, agent and nobody: every
+    account name the host has (the user's among them) stays outside."""
+    if run_as is not None and os.geteuid() != 0:
+        pytest.skip("the dropped uid needs root outside")
+    w = make_world(tmp_path)
+    rd = _run_dir(tmp_path)
+    out = _inside(Confinement(w.home, run_as=run_as), rd,
+                  f"id; echo ==; ls -la {w.home} /tmp | awk 'NF>8 {{print $3; print $4}}'; echo ==; getent passwd; echo ==; getent group")
+    ident, owners, users, groups = out.split("==\n")
+    assert ident.startswith("uid=1000(agent) gid=1000(agent)"), out
+    assert set(owners.split()) <= {"root", "agent"}, out
+    assert {line.split(":")[0] for line in users.splitlines()} == {"root", "agent", "nobody"}, out  # all it knows
+    assert {line.split(":")[0] for line in groups.splitlines()} == {"root", "agent", "nogroup"}, out
+    assert Path("/etc/passwd").read_text() != (rd / "accounts" / "passwd").read_text()  # the host's file untouched
 
 
 def test_no_capabilities_and_no_unmounting_the_mask(tmp_path: Path) -> None:

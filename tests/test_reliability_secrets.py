@@ -63,7 +63,8 @@ def hostile_script(w: World) -> dict[str, object]:
 def patterns(w: World) -> dict[str, re.Pattern[str]]:
     """What must never appear: planted strings, the home path (as given and resolved), the user names."""
     real_home = pwd.getpwuid(os.getuid()).pw_dir
-    names = {USER, getpass.getuser(), pwd.getpwuid(os.getuid()).pw_name}
+    names = {USER, getpass.getuser(), pwd.getpwuid(os.getuid()).pw_name} - {"root"}  # uid 0's name in every
+    # sandbox (its own account files), no one's login: as root outside, USER stands for the person
     found = {
         "planted secret": re.compile(re.escape(SECRET)),
         "login secret": re.compile(re.escape(LOGIN_SECRET)),

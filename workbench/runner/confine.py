@@ -22,7 +22,9 @@ from pathlib import Path
 from workbench.hosts.base import Launch, login_digests
 from workbench.runner.egress import PROXY_PORT
 
-BWRAP_FLAGS = ("--die-with-parent", "--new-session", "--unshare-user", "--uid", "1000", "--gid", "1000",
+INNER_UID = 1000
+"""The uid the agent runs as inside (`--uid`, `DROP`)."""
+BWRAP_FLAGS = ("--die-with-parent", "--new-session", "--unshare-user", "--uid", str(INNER_UID), "--gid", str(INNER_UID),
                "--cap-drop", "ALL", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
 """The namespace part of the argv; never without the user namespace and the dropped capabilities."""
 USERNS_FLAGS = ("--die-with-parent", "--new-session", "--userns", "@userns", "--cap-drop", "ALL",
@@ -36,7 +38,7 @@ LOOPBACK = ("127.0.0.1", "localhost")
 SOCAT = shutil.which("socat") or "socat"
 SETPRIV = shutil.which("setpriv") or "setpriv"
 SLEEP = shutil.which("sleep") or "sleep"
-DROP = (SETPRIV, "--reuid", "1000", "--regid", "1000", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--")
+DROP = (SETPRIV, "--reuid", str(INNER_UID), "--regid", str(INNER_UID), "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--")
 """First inside a root-started sandbox: become inner 1000 (the outer sandbox uid) with every capability gone."""
 """The bridges' helpers by absolute path: the wrapper never depends on the run's PATH."""
 WAIT_STEPS = 2000
@@ -210,6 +212,8 @@ class Confinement:
         files, dirs = secret_masks()
         for secret in files:
             argv += ["--ro-bind", "/dev/null", secret]
+        for name, path in accounts(run_dir).items():
+            argv += ["--ro-bind", str(path), f"/etc/{name}"]
         masks = self.masks(dirs)
         for keep in self.toolchain:  # a checkout or venv under /tmp (CI clones there) must stay visible
             if _under(keep, TMP) and keep != TMP and not any(_under(keep, m) for m in masks):
@@ -327,6 +331,23 @@ class Confinement:
         return {"HOME": str(home), "TMPDIR": str(home.parent / "tmp"), "XDG_CONFIG_HOME": str(home / ".config"),
                 "XDG_CACHE_HOME": str(home / ".cache"), "XDG_DATA_HOME": str(home / ".local" / "share"),
                 **(env or {})}
+
+
+def accounts(run_dir: Path) -> dict[str, Path]:
+    """The sandbox's own /etc/passwd and /etc/group (written in RUN_DIR when it exists): root, the
+    agent (INNER_UID, HOME the run's) and nobody, so `id`, `ls -l` and `getent` inside name no host
+    account and the user's login name never reaches a record."""
+    home = Confinement.inner_env(run_dir)["HOME"]
+    texts = {"passwd": f"root:x:0:0:root:/root:/usr/sbin/nologin\nagent:x:{INNER_UID}:{INNER_UID}:agent:{home}:/bin/sh\n"
+                       "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+             "group": f"root:x:0:\nagent:x:{INNER_UID}:\nnogroup:x:65534:\n"}
+    folder = run_dir / "accounts"
+    if run_dir.is_dir():
+        folder.mkdir(exist_ok=True)
+        for name, text in texts.items():
+            (folder / name).write_text(text, encoding="utf-8")
+            os.chmod(folder / name, 0o644)
+    return {name: folder / name for name in texts}
 
 
 def claude_settings(home: Path, logins: Sequence[Path]) -> Path:
