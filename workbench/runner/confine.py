@@ -38,7 +38,8 @@ LOOPBACK = ("127.0.0.1", "localhost")
 SOCAT = shutil.which("socat") or "socat"
 SETPRIV = shutil.which("setpriv") or "setpriv"
 SLEEP = shutil.which("sleep") or "sleep"
-DROP = (SETPRIV, "--reuid", str(INNER_UID), "--regid", str(INNER_UID), "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--")
+DROP = (SETPRIV, "--reuid", str(INNER_UID), "--regid", str(INNER_UID), "--clear-groups", "--inh-caps=-all",
+        "--bounding-set=-all", "--")
 """First inside a root-started sandbox: become inner 1000 (the outer sandbox uid) with every capability gone."""
 """The bridges' helpers by absolute path: the wrapper never depends on the run's PATH."""
 WAIT_STEPS = 2000
