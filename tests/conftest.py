@@ -112,6 +112,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
         "tests/test_tui_drafts_ask.py::test_an_invalid_run_shows_its_reason_never_a_verdict",
         "tests/test_tui_postinstall_abort.py::test_post_install_check_on_sim_streams_calls_into_the_pane",
         "tests/test_tui_tune.py::test_tune_screen_decides_what_the_cli_decides",
+        "tests/test_export_inspect.py::*",
     ),
     "pty": (
         "tests/test_tui_e2e.py::*",

@@ -98,8 +98,8 @@ async def test_tune_screen_snapshots(tmp_path: Path, size: tuple[int, int]) -> N
     async with app.run_test(size=size) as pilot:
         screen = await open_tune(pilot, app, "ops/release")
         table = screen.query_one("#tn-candidates", DataTable)
-        for _ in range(600):  # the preview's two rule candidates are in the table
-            if table.row_count == 2:
+        for _ in range(600):  # the preview's two rule candidates are in the table, and measured (on idle)
+            if table.row_count == 2 and table.ordered_columns[0].content_width > len("trigger"):
                 break
             await pilot.pause(0.05)
         text = await settled(pilot, app)
