@@ -44,7 +44,7 @@ test: system-deps $(RAY_STAMP) lint
 # Contributors: the tests that need no npm host, bubblewrap, pty/tmux, browser or Ray, on 2 workers.
 test-fast: $(STAMP)
 	$(BIN)/ruff check workbench tests bench
-	$(BIN)/pytest --fast -n 2
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest --fast -n 2
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

@@ -36,6 +36,8 @@ from hypothesis import settings
 from workbench.cli import main
 
 settings.register_profile("workbench", deadline=None)
+settings.register_profile("workbench-fast", deadline=None, max_examples=20)
+"""`--fast`: property tests keep running, on fewer examples (`make test` runs hypothesis' 100)."""
 settings.load_profile("workbench")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -125,6 +127,125 @@ NEEDS: dict[str, tuple[str, ...]] = {
 where most tests do not (a whole file says `pytestmark = pytest.mark.bwrap` instead). A pattern is a nodeid with
 `*` wildcards and no parameters, or one exact parametrized nodeid. The `--fast` sentinels name what to add."""
 
+SLOW: tuple[str, ...] = (
+    "tests/test_arms.py::test_batch_arms_name_a_workspace_arm_and_summary_shows_names_with_short_shas",
+    "tests/test_authoring_ids.py::test_inserted_row_keeps_ids_and_renamed_row_fails_its_case_loudly",
+    "tests/test_authoring_ids.py::test_marketplace_ids_are_namespaced_and_survive_edits_of_other_rows",
+    "tests/test_authoring_reach.py::test_unindexed_finds_the_orphans_of_a_marketplace",
+    "tests/test_batch.py::test_cli_refuses_a_case_whose_moment_is_impossible",
+    "tests/test_batch.py::test_cli_refuses_without_bwrap_unless_unconfined",
+    "tests/test_batch.py::test_unconfined_escape_stops_the_batch_by_the_guard[edit a guarded checkout]",
+    "tests/test_batch.py::test_unconfined_escape_stops_the_batch_by_the_guard[write outside the repo]",
+    "tests/test_cli_errors.py::test_bad_input_is_one_line_with_the_documented_exit_code[arm: unknown row]",
+    "tests/test_cli_errors.py::test_bad_input_is_one_line_with_the_documented_exit_code"
+    "[audit: workspace names a list field wrongly]",
+    "tests/test_cli_errors.py::test_bad_input_is_one_line_with_the_documented_exit_code[batch: missing checkout to guard]",
+    "tests/test_cli_errors.py::test_bad_input_is_one_line_with_the_documented_exit_code"
+    "[canary: a delegating script on a host that cannot delegate]",
+    "tests/test_cli_errors.py::test_bad_input_is_one_line_with_the_documented_exit_code[canary: missing script]",
+    "tests/test_cli_errors.py::test_bad_input_is_one_line_with_the_documented_exit_code[case: missing records file]",
+    "tests/test_cli_errors.py::test_bad_input_is_one_line_with_the_documented_exit_code[hosts: no binary under --dir]",
+    "tests/test_cli_errors.py::test_bad_input_is_one_line_with_the_documented_exit_code[init: missing folder]",
+    "tests/test_cli_errors.py::test_bad_input_is_one_line_with_the_documented_exit_code[lint: plugin folder missing]",
+    "tests/test_cli_errors.py::test_bad_input_is_one_line_with_the_documented_exit_code[rescore: not UTF-8 mid-file]",
+    "tests/test_cli_errors.py::test_bad_input_is_one_line_with_the_documented_exit_code[rows: truncated workspace TOML]",
+    "tests/test_cli_errors.py::test_bad_input_is_one_line_with_the_documented_exit_code[schema: unknown name]",
+    "tests/test_cli_errors.py::test_bad_input_is_one_line_with_the_documented_exit_code[score: stream is a folder]",
+    "tests/test_cli_errors.py::test_bad_input_is_one_line_with_the_documented_exit_code[score: unknown host (argparse)]",
+    "tests/test_cli_errors.py::test_bad_input_is_one_line_with_the_documented_exit_code[selftest: unknown scenario]",
+    "tests/test_cli_errors.py::test_bad_input_is_one_line_with_the_documented_exit_code[summary: missing file]",
+    "tests/test_cli_errors.py::test_debug_before_the_command_and_from_the_environment",
+    "tests/test_control.py::test_control_arm_commit_and_per_case_verdicts",
+    "tests/test_decide_batch.py::test_a_fixed_batch_records_its_rule",
+    "tests/test_decide_batch.py::test_base_vs_base_runs_to_max_without_deciding",
+    "tests/test_decide_batch.py::test_cli_refuses_until_decided_without_max_runs_or_with_one_arm",
+    "tests/test_decide_batch.py::test_forecast_before_launch_and_a_token_budget_stops_with_whole_records",
+    "tests/test_decide_batch.py::test_weak_vs_shipped_stops_early_and_resume_continues",
+    "tests/test_doors.py::test_batch_cli_and_tui_give_the_same_config",
+    "tests/test_doors.py::test_canary_cli_and_tui_give_the_same_request",
+    "tests/test_doors.py::test_every_batch_door_stops_early_when_the_first_runs_all_fail_alike",
+    "tests/test_doors.py::test_postinstall_cli_and_tui_give_the_same_request",
+    "tests/test_doors_imports.py::test_host_names_are_listed_only_by_the_registry",
+    "tests/test_effort.py::test_an_effort_the_host_cannot_take_is_refused_on_every_door"
+    "[codex-bogus-codex takes minimal | low | medium | high | xhigh, not 'bogus']",
+    "tests/test_effort.py::test_an_effort_the_host_cannot_take_is_refused_on_every_door"
+    "[gemini-high-gemini takes no reasoning effort]",
+    "tests/test_effort.py::test_an_effort_the_host_cannot_take_is_refused_on_every_door"
+    "[grok-high-grok takes no reasoning effort]",
+    "tests/test_effort.py::test_an_effort_the_host_cannot_take_is_refused_on_every_door"
+    "[opencode-high-opencode takes no reasoning effort]",
+    "tests/test_fast_subset.py::test_fast_fails_an_unmarked_test_that_starts_bwrap_and_leaves_out_a_marked_one",
+    "tests/test_hosts_process.py::test_silence_timeout_kills_the_whole_group",
+    "tests/test_hosts_process.py::test_term_ignored_then_killed",
+    "tests/test_hosts_process.py::test_total_timeout_while_talking",
+    "tests/test_postinstall.py::test_guard_catches_an_unconfined_live_config_change",
+    "tests/test_postinstall.py::test_guard_catches_an_unconfined_live_run_editing_a_checkout",
+    "tests/test_redteam_flood.py::test_a_flood_of_short_junk_lines_is_counted_not_kept",
+    "tests/test_redteam_net.py::test_unconfined_control_reaches_the_listener",
+    "tests/test_reliability_input.py::test_a_50_mb_line_is_cut_while_reading_and_memory_stays_bounded",
+    "tests/test_reliability_input.py::test_bad_input_is_one_line_exit_2_and_nothing_written[case: binary garbage]",
+    "tests/test_reliability_input.py::test_bad_input_is_one_line_exit_2_and_nothing_written"
+    "[case: invalid regex in the moment]",
+    "tests/test_reliability_input.py::test_bad_input_is_one_line_exit_2_and_nothing_written[case: truncated TOML]",
+    "tests/test_reliability_input.py::test_bad_input_is_one_line_exit_2_and_nothing_written[case: unknown kind]",
+    "tests/test_reliability_input.py::test_bad_input_is_one_line_exit_2_and_nothing_written[case: wrong type]",
+    "tests/test_reliability_input.py::test_bad_input_is_one_line_exit_2_and_nothing_written[missing host binary]",
+    "tests/test_reliability_input.py::test_bad_input_is_one_line_exit_2_and_nothing_written"
+    "[plugin repo that is not a git repo]",
+    "tests/test_reliability_input.py::test_bad_input_is_one_line_exit_2_and_nothing_written[ref that does not exist]",
+    "tests/test_reliability_input.py::test_bad_input_is_one_line_exit_2_and_nothing_written[script JSON: truncated]",
+    "tests/test_reliability_input.py::test_bad_input_is_one_line_exit_2_and_nothing_written[script JSON: wrong type]",
+    "tests/test_reliability_input.py::test_bad_input_is_one_line_exit_2_and_nothing_written[script TOML: wrong type]",
+    "tests/test_reliability_input.py::test_bad_input_is_one_line_exit_2_and_nothing_written[unknown host]",
+    "tests/test_reliability_process.py::test_sim_hanging_command_is_stopped_by_the_silence_watchdog",
+    "tests/test_script_identity.py::test_a_new_script_runs_the_whole_plan_again_and_tables_split",
+    "tests/test_script_identity.py::test_older_scripted_records_migrate_with_the_script_unknown",
+    "tests/test_script_identity.py::test_rescore_changes_nothing_on_written_records",
+    "tests/test_script_identity.py::test_scripted_runs_are_priced_at_zero",
+    "tests/test_script_identity.py::test_summary_and_report_titles_name_each_script",
+    "tests/test_sim_offline.py::test_sim_canary_without_node_or_network",
+    "tests/test_sim_policy.py::test_before_clause_read_more_often_than_state_or_bare_and",
+    "tests/test_sim_process.py::test_writes_only_inside_the_repo",
+    "tests/test_tiers.py::test_batch_tier_decide_on_base_vs_base_records_the_tier",
+    "tests/test_tui_arm_name.py::test_an_invalid_arm_name_is_refused_in_the_dialog_without_a_cli_flag",
+    "tests/test_tui_authoring.py::test_edit_lints_as_you_type_and_save_creates_an_arm",
+    "tests/test_tui_authoring.py::test_promote_runs_a_batch_with_progress_and_results",
+    "tests/test_tui_batch_decide.py::test_until_decided_form_shows_the_forecast_then_runs_with_the_rule",
+    "tests/test_tui_batch_form.py::test_a_plan_above_the_threshold_asks_before_it_starts",
+    "tests/test_tui_batch_form.py::test_abort_during_start_up_stops_before_any_run",
+    "tests/test_tui_batch_form.py::test_runs_typed_as_a_fraction_or_exponent_is_refused_naming_the_field",
+    "tests/test_tui_batch_numbers.py::test_raising_runs_shows_the_files_totals_for_the_plan",
+    "tests/test_tui_callpane.py::test_a_burst_beyond_the_cap_keeps_the_newest_cards_and_counts_the_rest",
+    "tests/test_tui_diff.py::test_d_shows_the_draft_word_diff_with_markers_not_colour_only",
+    "tests/test_tui_draft.py::test_b_on_a_row_without_an_arm_says_so",
+    "tests/test_tui_draft.py::test_q_asks_before_throwing_drafts_away",
+    "tests/test_tui_draft.py::test_saving_warns_about_a_dangling_link_and_refuses_a_taken_name",
+    "tests/test_tui_drafts_ask.py::test_c_asks_before_running_a_dangling_draft",
+    "tests/test_tui_drafts_ask.py::test_ctrl_z_asks_before_dropping_a_draft",
+    "tests/test_tui_editor.py::test_no_editor_set_or_no_terminal_to_hand_over_is_said_not_crashed",
+    "tests/test_tui_effort.py::test_a_level_the_new_host_does_not_take_goes_back_to_the_default",
+    "tests/test_tui_effort.py::test_each_host_is_offered_exactly_what_its_cli_takes",
+    "tests/test_tui_glyphs.py::test_checked_and_unchecked_boxes_render_different_glyphs",
+    "tests/test_tui_postinstall_abort.py::test_batch_abort_keeps_the_finished_records_and_stops_the_run_in_flight",
+    "tests/test_tui_records.py::test_filter_then_enter_opens_the_runs_calls",
+    "tests/test_tui_report_focus.py::test_h_writes_the_report_the_cli_writes",
+    "tests/test_tui_row_search.py::test_a_search_keeps_the_cursor_on_its_row_and_the_drafts",
+    "tests/test_tui_row_search.py::test_search_filters_rows_as_the_cli_does_and_typing_never_acts",
+    "tests/test_tui_script_split.py::test_compare_and_records_split_by_script",
+    "tests/test_tui_sessions.py::test_sessions_screen_shows_rows_beside_the_lab",
+    "tests/test_tui_snapshots.py::test_every_screen[120x40]",
+    "tests/test_tui_snapshots.py::test_every_screen[200x50]",
+    "tests/test_tui_snapshots.py::test_every_screen[80x24]",
+    "tests/test_tui_tune.py::test_bad_form_is_one_line_naming_the_field",
+    "tests/test_tui_tune.py::test_tune_screen_snapshots[120x40]",
+    "tests/test_tui_tune.py::test_tune_screen_snapshots[200x50]",
+    "tests/test_tui_tune.py::test_tune_screen_snapshots[80x24]",
+    "tests/test_tui_worker_errors.py::test_a_worker_exception_is_one_error_line_not_a_crash",
+)
+"""Pure tests `--fast` leaves out for their length alone: each took 1 s or more (its call) on a quiet
+2-core machine in `pytest --fast -n 2 --durations=0`, mostly sim batches and canaries through a door,
+Pilot-driven screens and CLI subprocesses. Same patterns as NEEDS; `make test` runs them."""
+
 MODULE_NEEDS = {"browser_support": "browser", "pexpect": "pty", "ptyprocess": "pty", "ray": "ray",
                 "workbench.runner.ray_executor": "ray"}
 """A test module that imports one of these (or a name from it) needs the part."""
@@ -158,10 +279,14 @@ def needs_of(item: pytest.Item) -> set[str]:
     if "installed_hosts" in fixtures or ("hosts_dir" in fixtures and host != "sim"):
         needs.add("hosts")
     needs |= _module_needs(getattr(item, "module", None))
-    bare = item.nodeid.split("[")[0]
-    needs |= {part for part, patterns in NEEDS.items()
-              if any(item.nodeid == p or fnmatch.fnmatchcase(bare, p) for p in patterns)}
+    needs |= {part for part, patterns in NEEDS.items() if listed(item, patterns)}
     return needs
+
+
+def listed(item: pytest.Item, patterns: tuple[str, ...]) -> bool:
+    """ITEM matches one of PATTERNS (its exact nodeid, or a `*` pattern of its unparametrized nodeid)."""
+    bare = item.nodeid.split("[")[0]
+    return any(item.nodeid == p or fnmatch.fnmatchcase(bare, p) for p in patterns)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -170,6 +295,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         needs = needs_of(item)
         for part in sorted(needs):
             item.add_marker(part)
+        if listed(item, SLOW):
+            item.add_marker("slow")
         left_out = needs or any(item.iter_markers("slow"))
         (dropped if left_out and config.getoption("--fast") else kept).append(item)
     if dropped:
@@ -224,6 +351,7 @@ class Sentinels:
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--fast"):
         config.stash[SENTINELS] = Sentinels()
+        settings.load_profile("workbench-fast")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
