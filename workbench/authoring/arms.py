@@ -66,7 +66,7 @@ def head_rows(ws: Workspace, repo: git.Repo, commit: git.Commit | None = None) -
             continue  # not committed: no arm can edit it
         text = blob.data_stream.read().decode("utf-8", errors="replace")
         texts[path] = text
-        rows += parse_text(text, path, plugin=ws.plugin_dir)
+        rows += parse_text(text, path, plugin=ws.plugin_dir, problems=[])  # `rows` warns of broken files
     return assign_ids(rows), texts
 
 

@@ -17,7 +17,7 @@ from workbench.core.locate import field_name, key_line, parse_toml
 from workbench.core.models import Case
 from workbench.core.moments import parse_moment
 from workbench.core.paths import suffix_match
-from workbench.core.routing import Row, find_row, parse_files, required_key, unknown_row_message
+from workbench.core.routing import Row, find_row, read_files, required_key, unknown_row_message
 
 
 def linked_procedures(rows: list[Row]) -> list[str]:
@@ -44,7 +44,7 @@ def workspace_rows_and_recorded(path: Path) -> tuple[list[Row], dict[str, str]]:
     from workbench.core.workspace import load_workspace
 
     ws = load_workspace(path.parent)
-    rows = parse_files(ws.routing_files(), plugin=ws.plugin_dir) if ws.plugin_dir.is_dir() else []
+    rows = read_files(ws.routing_files(), plugin=ws.plugin_dir)[0] if ws.plugin_dir.is_dir() else []  # rows/lint warn
     return rows, dict(ws.config.rows)
 
 

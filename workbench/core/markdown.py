@@ -72,6 +72,23 @@ def read_text(path: Path) -> str:
         raise InputError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", file=str(path), line=line) from None
 
 
+def read_text_lossy(path: Path) -> tuple[str, InputError | None]:
+    """A file's text, and what is wrong with its bytes: not UTF-8 (those bytes are replaced, as a
+    host reading the file shows them, so one bad byte hides no row), or a byte-order mark before
+    the front matter's `---` (read here, but Claude Code's `^---` front-matter pattern does not match
+    it, so that host sees no name or description). A file that cannot be read at all raises."""
+    try:
+        text = read_text(path)
+    except InputError as exc:
+        if exc.line is None:
+            raise
+        return path.read_bytes().decode("utf-8", errors="replace").removeprefix("\ufeff"), exc
+    if text.startswith("---") and path.read_bytes().startswith(b"\xef\xbb\xbf"):
+        return text, InputError("a byte-order mark precedes the front matter's `---`: Claude Code then reads no "
+                                "name or description (save the file without the BOM)", file=str(path), line=1)
+    return text, None
+
+
 def body_text(text: str) -> str:
     """TEXT without its leading `---` block, the YAML unread (a file whose front matter is broken
     still has a body that mentions files)."""
@@ -80,6 +97,20 @@ def body_text(text: str) -> str:
         return "\n".join(lines)
     end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
     return "\n".join(lines[end + 1:]) if end is not None else "\n".join(lines)
+
+
+def front_matter_lenient(text: str, *, file: Path | None = None) -> tuple[FrontMatter, InputError | None]:
+    """`front_matter`, or (no data, the body after the `---` block, why) when the block is broken:
+    unclosed front matter leaves the whole text as body; broken YAML leaves the text after it."""
+    try:
+        return front_matter(text, file=file), None
+    except InputError as exc:
+        text = text.removeprefix("\ufeff")
+        lines = text.split("\n")
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
+        if end is None:
+            return FrontMatter({}, {}, text, 0), exc
+        return FrontMatter({}, {}, "\n".join(lines[end + 1:]), end + 1), exc
 
 
 def front_matter(text: str, *, file: Path | None = None) -> FrontMatter:

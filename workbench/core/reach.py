@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 
 from workbench.core.errors import InputError
-from workbench.core.markdown import Mention, mentions, read_text
+from workbench.core.markdown import Mention, mentions, read_text_lossy
 from workbench.core.routing import host_path
 
 PROJECT_FILES = frozenset({"readme.md", "claude.md", "claude.local.md", "agents.md", "gemini.md", "changelog.md",
@@ -167,9 +167,9 @@ def reachable(starts: list[Path], top: Path) -> tuple[set[Path], dict[Path, str]
             continue
         seen.add(file)
         try:
-            text = read_text(file)
+            text = read_text_lossy(file)[0]  # the routing read warns about bytes that are not UTF-8
         except InputError:
-            continue  # the routing read already warned about it
+            continue
         root = own_root(file, roots)
         for mention in mentions(text):
             found = resolve_mention(mention, file, root)

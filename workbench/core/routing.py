@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Literal
 
 from workbench.core.errors import InputError
-from workbench.core.markdown import Block, Piece, blocks, front_matter, read_text
+from workbench.core.markdown import Block, Piece, blocks, front_matter, front_matter_lenient, read_text, read_text_lossy
 
 RowKind = Literal["table", "list", "prose", "map", "description"]
 Wording = Literal["before-action", "state", "bare-and"]
@@ -419,18 +419,28 @@ def plugin_namespace(file: Path, plugin: Path | None) -> str:
     return ""
 
 
-def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path | None = None) -> list[Row]:
+def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path | None = None,
+               problems: list[InputError] | None = None) -> list[Row]:
     """Every routing row of one file, in line order (without ids); PLUGIN is the workspace's plugin
-    folder (links that miss relative to the file resolve from it; a marketplace namespaces its plugins)."""
-    fm = front_matter(text, file=file)
+    folder (links that miss relative to the file resolve from it; a marketplace namespaces its plugins).
+    Broken front matter or a description that is not text raises an InputError, or, given PROBLEMS,
+    is appended there and the body's rows are still read (one bad block hides no row)."""
+    if problems is None:
+        fm = front_matter(text, file=file)
+    else:
+        fm, broken = front_matter_lenient(text, file=file)
+        problems += [broken] if broken is not None else []
     is_skill = file.name == "SKILL.md" or bool(fm.data)
     name = skill or skill_name(file, fm.data)
     rows: list[Row] = []
     desc = fm.data.get("description")
     if "description" in fm.data and not isinstance(desc, str):
         first = fm.lines.get("description", (1, 1))[0]
-        raise InputError(f"description must be text, not {type(desc).__name__}", file=str(file), line=first,
-                         field="description")
+        wrong = InputError(f"must be text, not {type(desc).__name__}: the Skill has no description row",
+                           file=str(file), line=first, field="description")
+        if problems is None:
+            raise wrong
+        problems.append(wrong)
     if isinstance(desc, str) and desc.strip() and "description" in fm.lines:
         first, _ = fm.lines["description"]
         rows.append(Row(name, " ".join(desc.split()), (), first, kind="description", file=file,
@@ -529,15 +539,19 @@ def parse_files(files: list[Path], *, plugin: Path | None = None) -> list[Row]:
 
 
 def read_files(files: list[Path], *, plugin: Path | None = None) -> tuple[list[Row], list[InputError]]:
-    """Rows of every file that can be read, and one error per file that cannot (not UTF-8, bad or
-    unclosed front matter, a description that is not text): one bad file never hides the rest."""
+    """Rows of every file, and one problem per thing that is wrong in a file (bytes that are not
+    UTF-8, bad or unclosed front matter, a description that is not text) or a file that cannot be
+    read: each problem costs only what it breaks, never the file's other rows or the other files."""
     rows: list[Row] = []
     bad: list[InputError] = []
     for file in files:
         try:
-            rows += parse_text(read_text(file), file, plugin=plugin)
+            text, problem = read_text_lossy(file)
         except InputError as exc:
             bad.append(exc)
+            continue
+        bad += [problem] if problem is not None else []
+        rows += parse_text(text, file, plugin=plugin, problems=bad)
     return assign_ids(rows), bad
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.core.hostinfo import HOSTS, NAMES
-from workbench.core.markdown import path_words, read_text
+from workbench.core.markdown import path_words, read_text_lossy
 
 MANIFESTS = (".claude-plugin/plugin.json", ".claude-plugin/marketplace.json", ".codex-plugin/plugin.json",
              "gemini-extension.json")
@@ -120,7 +120,7 @@ def _with_imports(path: Path, why: str, *, follow: bool, seen: set[Path]) -> lis
     if path in seen or not path.is_file():
         return []
     seen.add(path)
-    text = read_text(path)
+    text = read_text_lossy(path)[0]  # the routing read warns about bytes that are not UTF-8
     out = [Loaded(path, text, why)]
     if follow:
         for target in _IMPORT.findall(text):
@@ -147,7 +147,7 @@ def session_load(plugin: Path, host: str, *, routing: list[Path], extra: list[Pa
             whole += _with_imports(path, "injected by a SessionStart hook", follow=False, seen=seen)
     for path in extra:
         whole += _with_imports(path.resolve(), "[plugin] always_loaded", follow=False, seen=seen)
-    descriptions = [Loaded(p, front_matter_source(read_text(p)), "Skill front matter (name, description)")
+    descriptions = [Loaded(p, front_matter_source(read_text_lossy(p)[0]), "Skill front matter (name, description)")
                     for p in skill_files(plugin, routing) if p not in seen]
     return whole + [d for d in descriptions if d.text]
 

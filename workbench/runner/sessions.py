@@ -223,12 +223,12 @@ def _targets(workspace: Workspace | None, form: SessionsForm) -> list[Target]:
 
 
 def _row_phrases(workspace: Workspace) -> dict[str, tuple[str, ...]]:
-    from workbench.core.routing import parse_files
+    from workbench.core.routing import read_files
 
     if not workspace.plugin_dir.is_dir():
         return {}
     try:
-        rows = parse_files(workspace.routing_files(), plugin=workspace.plugin_dir)
+        rows, _ = read_files(workspace.routing_files(), plugin=workspace.plugin_dir)  # a bad file loses only itself
     except (OSError, InputError):
         return {}
     return {row.id: tuple(p for p in (row.trigger,) if p) for row in rows}

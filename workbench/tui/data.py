@@ -16,7 +16,7 @@ from workbench.core.cases import load_cases
 from workbench.core.errors import InputError
 from workbench.core.lint import Finding, case_moments, lint_moments, lint_rows
 from workbench.core.models import Case
-from workbench.core.routing import Row, names_row, parse_files, parse_text
+from workbench.core.routing import Row, names_row, parse_text, read_files
 from workbench.core.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -50,7 +50,8 @@ class WorkspaceView:
         """Read rows, findings and cases again (after an edit or an arm)."""
         self.problems = []
         try:
-            self.rows = parse_files(self.ws.routing_files(), plugin=self.ws.plugin_dir)
+            self.rows, bad = read_files(self.ws.routing_files(), plugin=self.ws.plugin_dir)
+            self.problems = [str(exc) for exc in bad]
         except (OSError, InputError) as exc:
             self.rows, self.problems = [], [str(exc)]
         try:
