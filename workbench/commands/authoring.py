@@ -16,7 +16,7 @@ from workbench.core.cases import load_cases
 from workbench.core.errors import InputError
 from workbench.core.lint import Finding, case_moments, lint_moments, lint_rows
 from workbench.core.lint_rules import RULES, RULES_BY_ID
-from workbench.core.routing import Row, read_files
+from workbench.core.routing import Rejected, Row, read_files
 from workbench.core.rowsearch import search_line, search_rows
 from workbench.core.workspace import FILENAME, Workspace, init_layout, load_workspace
 
@@ -45,12 +45,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(handler=run_audit)
 
 
-def workspace_rows(ws: Workspace) -> list[Row]:
-    """Routing rows of the workspace's routing files."""
+def workspace_rows(ws: Workspace, rejected: list[Rejected] | None = None) -> list[Row]:
+    """Routing rows of the workspace's routing files (and, into REJECTED, lines that link a procedure
+    but are no row, with why not); each problem in a file is one warning on stderr."""
     if not ws.plugin_dir.is_dir():
         raise InputError(f"plugin folder not found: {ws.plugin_dir}", file=str(ws.file) if ws.file else None,
                          field="plugin.path")
-    rows, bad = read_files(ws.routing_files(), plugin=ws.plugin_dir)
+    rows, bad = read_files(ws.routing_files(), plugin=ws.plugin_dir, rejected=rejected)
     for exc in bad:
         print(f"warning: {exc}", file=sys.stderr)
     return rows
@@ -89,7 +90,8 @@ def _rel(path: Path | None, root: Path) -> str | None:
 
 def run_rows(args: argparse.Namespace) -> int:
     ws = load_workspace()
-    every = workspace_rows(ws)
+    rejected: list[Rejected] = []
+    every = workspace_rows(ws, rejected)
     rows = search_rows(every, args.search)
     if args.search:
         print(search_line(rows, every, args.search), file=sys.stderr)
@@ -103,6 +105,10 @@ def run_rows(args: argparse.Namespace) -> int:
             print(f"  why: {row.why}")
             for lk in row.links:
                 print(f"  {lk.target}: clause {lk.side} the link: {lk.clause!r} ({lk.wording})")
+    if args.explain and not args.search:
+        for miss in rejected:
+            print(f"-\t{_rel(miss.file, ws.root)}:{miss.line}\tnot a row\t{miss.text.strip()}")
+            print(f"  why not: {miss.why}")
     if not every:
         print("no routing rows: check [plugin] routing globs (`workbench audit`)", file=sys.stderr)
     return 0

@@ -21,7 +21,7 @@ from markdown_it.token import Token
 from workbench.core.errors import InputError
 
 PieceKind = Literal["text", "code", "link"]
-BlockKind = Literal["table", "item", "paragraph"]
+BlockKind = Literal["table", "item", "paragraph", "heading", "html"]
 _PARSER = MarkdownIt("commonmark").enable("table")
 _KEY = re.compile(r"^([A-Za-z_][\w.-]*)\s*:")
 
@@ -175,10 +175,14 @@ def _closed(fence: Token, lines: list[str]) -> bool:
     return end - start >= 2 and last.startswith(fence.markup) and not last.strip(fence.markup[:1])
 
 
-def blocks(body: str, *, offset: int = 0, section: str = "") -> list[Block]:
+def blocks(body: str, *, offset: int = 0, section: str = "", every: bool = False) -> list[Block]:
     """Table body rows, list-item paragraphs and plain paragraphs of BODY (code blocks are skipped;
-    a fence never closed is read as text, as the agent reading the raw file reads it)."""
+    a fence never closed is read as text, as the agent reading the raw file reads it). A table's
+    header row that holds a link is a row too (`| [v](v.md) | Before vacuuming |` then more rows);
+    EVERY adds headings and HTML blocks (what `mentions` follows, which routes never come from)."""
     out: list[Block] = []
+    head_cells: list[tuple[Piece, ...]] = []
+    head_line = 0
     items = 0
     in_body = False
     in_head = False
@@ -190,19 +194,30 @@ def blocks(body: str, *, offset: int = 0, section: str = "") -> list[Block]:
     for i, tok in enumerate(tokens):
         if tok.type == "fence" and tok.map and not _closed(tok, lines):
             # a stray fence runs to the end of the file: an agent reads the raw text, so it is text
-            out += blocks("\n".join(lines[tok.map[0] + 1:]), offset=offset + tok.map[0] + 1, section=section)
+            out += blocks("\n".join(lines[tok.map[0] + 1:]), offset=offset + tok.map[0] + 1, section=section,
+                          every=every)
         elif tok.type == "inline" and tokens[i - 1].type == "heading_open":
             section = tok.content.strip()
+            if every:
+                line = (tok.map[0] if tok.map else 0) + 1 + offset
+                out.append(Block("heading", line, (_pieces(tok, line),), section=section))
+        elif tok.type == "html_block" and every:
+            line = (tok.map[0] if tok.map else 0) + 1 + offset
+            out.append(Block("html", line, ((Piece("text", tok.content, line),),), section=section))
         elif tok.type == "list_item_open":
             items += 1
         elif tok.type == "list_item_close":
             items -= 1
         elif tok.type == "thead_open":
-            in_head, header = True, []
+            in_head, header, head_cells = True, [], []
+            head_line = (tok.map[0] if tok.map else 0) + 1 + offset
         elif tok.type == "thead_close":
             in_head = False
+            if any(p.kind == "link" for cell in head_cells for p in cell):
+                out.append(Block("table", head_line, tuple(head_cells), (), section))
         elif tok.type == "inline" and in_head:
             header.append(tok.content)
+            head_cells.append(_pieces(tok, head_line))
         elif tok.type == "tbody_open":
             in_body = True
         elif tok.type == "tbody_close":
@@ -225,6 +240,7 @@ _PATH_WORD = re.compile(r"(?<![\w/.@$-])@?((?:\$\{?\w+\}?/|\.{0,2}/)?(?:[\w{}.-]
 
 
 MentionKind = Literal["link", "code", "word", "folder"]
+_HREF = re.compile(r"""\b(?:href|src)\s*=\s*["']([^"'#]+)""", re.IGNORECASE)
 _FOLDER = re.compile(r"^(?:[\w{}.-]+/)+$")
 
 
@@ -240,9 +256,11 @@ def mentions(text: str) -> list[Mention]:
     """Every local markdown file TEXT mentions outside code blocks: link targets, `path.md` code spans,
     bare `path.md` words, and `folder/` code spans (kind `folder`); in order, each once."""
     out: list[Mention] = []
-    for block in blocks(body_text(text)):
+    for block in blocks(body_text(text), every=True):
         for cell in block.cells:
             for piece in cell:
+                out += [Mention(m.group(1), "link") for m in _HREF.finditer(piece.text) if piece.kind == "text"
+                        and not _SCHEME.match(m.group(1)) and m.group(1).split("#")[0].lower().endswith(".md")]
                 if piece.kind == "link":
                     href = piece.href.split("#")[0].strip()
                     if href and not _SCHEME.match(href) and href.lower().endswith(".md"):
@@ -251,7 +269,7 @@ def mentions(text: str) -> list[Mention]:
                     out.append(Mention(piece.text.strip(), "folder"))
                 else:
                     kind: MentionKind = "code" if piece.kind == "code" else "word"
-                    out += [Mention(m.group(1), kind) for m in _PATH_WORD.finditer(piece.text)]
+                    out += [Mention(m.group(1), kind) for m in _PATH_WORD.finditer(_HREF.sub("", piece.text))]
     return list(dict.fromkeys(out))
 
 

@@ -57,7 +57,14 @@ _BARE_READ = re.compile(r"^\W*(?:read|load|open|follow|consult)\s*$", re.IGNOREC
 _THAT_FILE = re.compile(r"^(\W*(?:read|load|open|consult)\s+)(?:that|this|the)\s+(?:file|reference|guide|document)\b",
                         re.IGNORECASE)
 _SHOWCASE = re.compile(r"\b(?:examples?|samples?|illustrations?|produces?|outputs?|generates?|writes|results?|"
-                       r"deliverables?|artifacts?)\b[^.]*:\s*$", re.IGNORECASE)
+                       r"deliverables?|artifacts?|move|split)\b[^.]*:\s*$", re.IGNORECASE)
+_SHOW_HEADING = re.compile(r"^\W*(?:(?:usage |more |worked )?examples?|example (?:output |outputs? )?files?|"
+                           r"(?:example |sample )?outputs?(?: files?)?|output files?|deliverables?|artifacts?)\W*$",
+                           re.IGNORECASE)
+_OUTPUT_HEAD = re.compile(r"^\W*(?:outputs?|produces?|generated|deliverables?|artifacts?|contents)\W*$", re.IGNORECASE)
+_LOCATION = re.compile(r"^\W*(?:(?:file |settings |config )?(?:location|path|name)|filename|stored (?:in|at)|"
+                       r"saved? (?:to|as|in))\W*$", re.IGNORECASE)
+_COMMAND_ONLY = re.compile(r"^\W*`?/[\w:-]+`?\W*$")
 _EXAMPLE_LEAD = re.compile(r"^[\W_]*(?:examples?|samples?|e\.g\.|for example|for instance)[\W_]*$", re.IGNORECASE)
 _OUTPUT = re.compile(r"\b(?:save[sd]?|writes?|written|output|store[sd]?|create[sd]?|generate[sd]?)\b[^.;]*"
                      r"\b(?:to|into|at|as)\b[\s:*]*$", re.IGNORECASE)
@@ -99,6 +106,24 @@ class Row:
     """The nearest heading above the row: tells apart later rows linking the same file."""
     plugin: str = ""
     """The plugin of a marketplace the row's file belongs to ('' when the workspace is one plugin)."""
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A line that links a procedure file but makes no row, and why not."""
+
+    file: Path
+    line: int
+    text: str
+    why: str
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else "…" + text[-limit:]
+
+
+def _has_any_link(block: Block) -> bool:
+    return any(_has_link(cell) for cell in block.cells)
 
 
 def slug(text: str) -> str:
@@ -283,13 +308,23 @@ def trigger_column(block: Block) -> tuple[int | None, set[int], str]:
     return None, ids, ""
 
 
+def _not_a_table_route(block: Block) -> str:
+    """Why the table row BLOCK routes nowhere (an example, output or anti-example table), or ''."""
+    if _SHOW_HEADING.match(block.section):
+        return f"a table under the heading {block.section!r}: examples or outputs, not a route"
+    output = next((h for h in block.header if _OUTPUT_HEAD.match(h)), None)
+    if output is not None:
+        return f"an output table (a column headed {output!r}): files it lists are made, not read"
+    anti = [i for i, head in enumerate(block.header) if _ANTI.search(head)]
+    if anti and any(p.kind == "link" for i in anti if i < len(block.cells) for p in block.cells[i]):
+        return "a link in a column headed Bad/Don't: an anti-example"
+    return ""
+
+
 def _table_row(block: Block, file: Path, skill: str, fallback: Path | None) -> Row | None:
     cells = block.cells
-    if not cells:
+    if not cells or _not_a_table_route(block):
         return None
-    anti = [i for i, head in enumerate(block.header) if _ANTI.search(head)]
-    if anti and any(p.kind == "link" for i in anti if i < len(cells) for p in cells[i]):
-        return None  # a link in a "Bad" / "Don't" column is an anti-example
     column, ids, how = trigger_column(block)
     skipped = f"; ID/step column(s) {sorted(i + 1 for i in ids)} skipped" if ids else ""
     others = [i for i in range(len(cells)) if i != column and i not in ids]
@@ -334,6 +369,8 @@ def _sentence_row(sentence: list[Piece], block: Block, file: Path, skill: str, f
                                                                                              else links[0].after):
         found = _INDEX_ITEM.match(tail if len(links) == 1 else links[0].after)
         trigger = _CUT.split(found.group(1) if found else "", maxsplit=1)[0].strip()
+        if _COMMAND_ONLY.match(trigger):
+            return None, f"a file-to-command mapping (→ {trigger}): names a file, not when to read it"
         why = "the file first, then what it is for (\"**`y.md`** - what it covers\")"
     else:
         trigger = _LEAD_TAIL.sub("", lead).strip()
@@ -346,6 +383,8 @@ def _sentence_row(sentence: list[Piece], block: Block, file: Path, skill: str, f
             why = "the task, then the read (\"Fill forms: read [y](y.md) first\", \"**Task:** → Read `y.md`\")"
         elif not as_map and not _LEAD_CLAUSE.search(lead) and not (block.kind == "item" and _SEPARATED.search(lead)):
             return None, "links without a routing clause (no before/when/for … and no 'Topic: [link]')"
+        elif not as_map and _LOCATION.match(_LEAD_TAIL.sub("", lead)):
+            return None, f"says where a file lives ({_LEAD_TAIL.sub('', lead).strip(' *_')!r}), not when to read it"
     if as_map:
         why = "routing map line: " + why
     return Row(skill, trigger.rstrip(" ,.;:"), tuple(links), line, kind=kind, file=file,
@@ -420,11 +459,12 @@ def plugin_namespace(file: Path, plugin: Path | None) -> str:
 
 
 def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path | None = None,
-               problems: list[InputError] | None = None) -> list[Row]:
+               problems: list[InputError] | None = None, rejected: list[Rejected] | None = None) -> list[Row]:
     """Every routing row of one file, in line order (without ids); PLUGIN is the workspace's plugin
     folder (links that miss relative to the file resolve from it; a marketplace namespaces its plugins).
     Broken front matter or a description that is not text raises an InputError, or, given PROBLEMS,
-    is appended there and the body's rows are still read (one bad block hides no row)."""
+    is appended there and the body's rows are still read (one bad block hides no row). REJECTED, when
+    given, receives each line that links a procedure but is no row, with why not (`rows --explain`)."""
     if problems is None:
         fm = front_matter(text, file=file)
     else:
@@ -445,23 +485,33 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
         first, _ = fm.lines["description"]
         rows.append(Row(name, " ".join(desc.split()), (), first, kind="description", file=file,
                         text=_source_line(text, first, 0), why="description: the Skill's front matter trigger"))
-    showcase = False
+    showcase = ""
     for block in blocks(fm.body, offset=fm.offset):
         if block.kind != "item":
-            showcase = block.kind == "paragraph" and bool(_SHOWCASE.search(_text(list(block.cells[0]))))
-        elif showcase:
-            continue
+            lead = _text(list(block.cells[0])).strip() if block.kind == "paragraph" else ""
+            showcase = lead if _SHOWCASE.search(lead) else ""
         if block.kind == "table":
             row = _table_row(block, file, name, plugin)
             if row is not None:
                 rows.append(replace(row, text=_source_line(text, row.line, 0)))
+            elif rejected is not None and _has_any_link(block):
+                why = _not_a_table_route(block) or "no trigger cell beside the links"
+                rejected.append(Rejected(file, block.line, _source_line(text, block.line, 0), why))
             continue
+        context = (f"an illustration list after {_short(showcase)!r}" if block.kind == "item" and showcase
+                   else f"under the heading {block.section!r}: examples or outputs, not a route"
+                   if block.kind == "item" and _SHOW_HEADING.match(block.section) and is_skill else "")
         previous: list[Piece] = []
         for sentence in _sentences(block.cells[0], by_line=not is_skill):
             sentence, previous = _that_file(sentence, previous), sentence
-            found, _ = _sentence_row(sentence, block, file, name, plugin, as_map=not is_skill)
+            found, why_not = _sentence_row(sentence, block, file, name, plugin, as_map=not is_skill)
+            if found is not None and context:
+                found, why_not = None, context
             if found is not None:
                 rows.append(replace(found, text=_source_line(text, found.line, 0)))
+            elif rejected is not None and why_not != "no procedure link":
+                line = next((p.line for p in sentence if p.kind != "text"), block.line)
+                rejected.append(Rejected(file, line, _source_line(text, line, 0), why_not))
     space = plugin_namespace(file, plugin)
     return sorted((replace(r, plugin=space) for r in rows), key=lambda r: r.line)
 
@@ -538,7 +588,8 @@ def parse_files(files: list[Path], *, plugin: Path | None = None) -> list[Row]:
     return assign_ids(rows)
 
 
-def read_files(files: list[Path], *, plugin: Path | None = None) -> tuple[list[Row], list[InputError]]:
+def read_files(files: list[Path], *, plugin: Path | None = None,
+               rejected: list[Rejected] | None = None) -> tuple[list[Row], list[InputError]]:
     """Rows of every file, and one problem per thing that is wrong in a file (bytes that are not
     UTF-8, bad or unclosed front matter, a description that is not text) or a file that cannot be
     read: each problem costs only what it breaks, never the file's other rows or the other files."""
@@ -551,7 +602,7 @@ def read_files(files: list[Path], *, plugin: Path | None = None) -> tuple[list[R
             bad.append(exc)
             continue
         bad += [problem] if problem is not None else []
-        rows += parse_text(text, file, plugin=plugin, problems=bad)
+        rows += parse_text(text, file, plugin=plugin, problems=bad, rejected=rejected)
     return assign_ids(rows), bad
 
 
