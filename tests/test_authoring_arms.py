@@ -224,5 +224,5 @@ def test_arm_list_names_rows_gone_or_moved_in_an_arm(
         "gone in this arm: db/create (at HEAD: Before creating the DB -> jobs/create.md)",
         "db/seed names another row in this arm: Before creating the DB -> jobs/seed.md "
         "(at HEAD: Before seeding -> jobs/seed.md)",
-        "only in this arm: db/seed-2 (Before seeding -> jobs/seed.md)"]
+        "only in this arm: db/seed#before-seeding (Before seeding -> jobs/seed.md)"]
     assert blocks["env-only"] == [] and blocks["baseline"] == []

@@ -65,12 +65,12 @@ MARKET_IDS = {
     "slides:deck/editing": "plugins/slides/skills/deck/SKILL.md:13",
     "slides:deck/scratch": "plugins/slides/skills/deck/SKILL.md:14",
     "slides:deck/editing#changing-a-deck": "plugins/slides/skills/deck/SKILL.md:18",
-    "slides:deck/editing#changing-a-deck-2": "plugins/slides/skills/deck/SKILL.md:20",
+    "slides:deck/editing#before-moving-slides-between-decks": "plugins/slides/skills/deck/SKILL.md:20",
     "slides:deck/scratch#starting-from-nothing": "plugins/slides/skills/deck/SKILL.md:24",
 }
 """By reading the fixture: the same Skill name in two plugins is two namespaces (as Claude Code names
 them, `plugin:skill`); the table rows keep the short ids, the later rows to the same file take their
-section heading (and a number within it)."""
+section heading, and further ones in that section their own trigger."""
 
 
 def market_rows(ws: Path) -> dict[str, tuple[str, str, list[str]]]:
@@ -96,10 +96,10 @@ def test_marketplace_ids_are_namespaced_and_survive_edits_of_other_rows(tmp_path
     skill.write_text(text)
     (skill.parent / "theme.md").write_text("# Theme\n")
     after = market_rows(ws)
-    assert set(after) == set(before) | {"slides:deck/theme", "slides:deck/editing#changing-a-deck-3"}
+    assert set(after) == set(before) | {"slides:deck/theme", "slides:deck/editing#before-renaming-a-deck"}
     for row_id, (_, trigger, links) in before.items():
         assert after[row_id][2] == links, f"{row_id} still names the row it named"
         if row_id != "slides:deck/editing":
             assert after[row_id][1] == trigger
     assert after["slides:deck/editing"][1] == "Before changing a deck", "a reworded row keeps its id"
-    assert after["slides:deck/editing#changing-a-deck-3"][1] == "Before renaming a deck"
+    assert after["slides:deck/editing#before-renaming-a-deck"][1] == "Before renaming a deck"

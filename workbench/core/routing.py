@@ -423,7 +423,8 @@ def _manifest_name(path: Path) -> str:
 
 
 def _marketplace_sources(top: Path) -> dict[Path, str]:
-    """Plugin folders a `.claude-plugin/marketplace.json` at TOP names (`source: "./plugins/x"`) -> name."""
+    """Plugin folders a `.claude-plugin/marketplace.json` at TOP names (`source: "./plugins/x"`) -> name;
+    with a `skills` array (`source: "./"`, `skills: ["./skills/xlsx"]`) each Skill folder it lists."""
     try:
         data = json.loads((top / ".claude-plugin/marketplace.json").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
@@ -434,7 +435,12 @@ def _marketplace_sources(top: Path) -> dict[Path, str]:
         source = entry.get("source") if isinstance(entry, dict) else None
         if isinstance(source, str) and source.startswith("./"):
             name = entry.get("name")
-            out[(top / source).resolve()] = name if isinstance(name, str) and name else Path(source).name
+            name = name if isinstance(name, str) and name else Path(source).name or top.name
+            out.setdefault((top / source).resolve(), name)
+            skills = entry.get("skills")
+            for folder in skills if isinstance(skills, list) else []:
+                if isinstance(folder, str):
+                    out.setdefault((top / source / folder).resolve(), name)
     return out
 
 
@@ -558,8 +564,9 @@ def assign_ids(rows: list[Row]) -> list[Row]:
     """Give each row (in file and line order) an id that depends on its own content and place, never
     on another row's wording. The first row to link a file keeps the short id `<skill>/<file>`; a later
     row whose short id is taken by another file gets the linked path (`s/v-p`), one linking the same
-    file gets its section heading (`s/editing#editing-workflow`), then a number within that section.
-    Rewording any row, or adding a row after it, never renames it."""
+    file gets its section heading (`s/editing#editing-workflow`), and further ones in that section
+    their own trigger (`s/x#before-pushing`), so a row inserted among them renames none of them.
+    Adding a row after any row never renames it."""
     taken: dict[str, Path | None] = {}
     out: list[Row] = []
     for row in rows:
@@ -569,11 +576,11 @@ def assign_ids(rows: list[Row]) -> list[Row]:
         if row.links and short in taken and taken[short] != target and _path_key(row) != short:
             base = _path_key(row)
         section = slug(" ".join(row.section.split()[:5])) if row.section else ""
-        first = f"{base}#{section}" if section else base
-        candidates = [base, first] if section else [base]
+        own = f"{base}#{slug(' '.join(row.trigger.split()[:5]))}"
+        candidates = [base, f"{base}#{section}", own] if section else [base, own]
         unique, number = next((c for c in candidates if c not in taken), ""), 2
         while not unique:
-            unique = f"{first}-{number}" if f"{first}-{number}" not in taken else ""
+            unique = f"{own}-{number}" if f"{own}-{number}" not in taken else ""
             number += 1
         taken[unique] = target
         out.append(replace(row, id=unique))
