@@ -171,24 +171,35 @@ REFERENCE.md" in a code comment, "Load the matching guideline file from the `exa
 the `themes/` folder sentence, the unlisted Skill (no manifest lists it)."""
 
 
+PLUGIN_OF = {"pdf": "document-skills", "pptx": "document-skills", "internal-comms": "example-skills",
+             "theme-factory": "example-skills", "api-guide": "example-skills"}
+"""By reading the fixture's marketplace.json: each plugin lists its Skills (`source: "./"`, `skills: [...]`),
+so Claude Code names them `plugin:skill` and so do the row ids."""
+
+
+def ns(row_id: str) -> str:
+    return f"{PLUGIN_OF[row_id.split('/')[0]]}:{row_id}"
+
+
 def test_anthropic_skills_rows_lint_audit_and_init(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ws, guesses = init_copy("anthropic-skills", tmp_path, capsys)
     assert ws.config.plugin.routing == [f"skills/{s}/SKILL.md" for s in
                                         ("api-guide", "internal-comms", "pdf", "pptx", "theme-factory")]
     assert "the 5 named in .claude-plugin/marketplace.json" in guesses and ws.config.plugin.entry_skill is None
     rows = parse_files(ws.routing_files(), plugin=ws.plugin_dir)
-    assert [(r.id, r.trigger, [lk.target for lk in r.links]) for r in rows] == ANTHROPIC_ROWS
+    assert [(r.id, r.trigger, [lk.target for lk in r.links]) for r in rows] == [(ns(i), t, k) for i, t, k in
+                                                                                 ANTHROPIC_ROWS]
     findings = {(f.row, f.rule) for f in lint_rows(rows, max_row_chars=1000)}
     topic_rows = ("api-guide/api", "api-guide/live-sources", "internal-comms/3p-updates", "internal-comms/newsletter",
                   "internal-comms/general-comms", "pdf/reference", "pdf/forms")
     # topics and conditions ("For X", "If you need to ...", "Read this first"): no action, no moment;
     # "Read when debugging ...", "Read when designing ..." and the imperative table rows pass
-    assert findings == {(r, rule) for r in topic_rows for rule in ("no-before-clause", "state-trigger")}
+    assert findings == {(ns(r), rule) for r in topic_rows for rule in ("no-before-clause", "state-trigger")}
     report = audit(ws, rows)
     assert rel_findings(ws, report.findings) == {
-        ("DANGLING", "skills/pdf/SKILL.md", "pdf/reference", "REFERENCE.md does not exist (reference.md differs only "
+        ("DANGLING", "skills/pdf/SKILL.md", ns("pdf/reference"), "REFERENCE.md does not exist (reference.md differs only "
                                                              "in case)"),
-        ("DANGLING", "skills/pdf/SKILL.md", "pdf/forms", "FORMS.md does not exist (forms.md differs only in case)"),
+        ("DANGLING", "skills/pdf/SKILL.md", ns("pdf/forms"), "FORMS.md does not exist (forms.md differs only in case)"),
         ("UNINDEXED", "skills/pdf/reference.md", None, "reference.md is mentioned only as REFERENCE.md in SKILL.md "
                                                        "(case differs: a miss on a case-sensitive disk)"),
         ("UNINDEXED", "skills/pdf/forms.md", None, "forms.md is mentioned only as FORMS.md in SKILL.md (case differs: "
