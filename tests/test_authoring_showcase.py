@@ -100,3 +100,10 @@ def test_rows_explain_says_why_not(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert "not a row\t- **`samples/lager.md`** - a crisp lager\n  why not: under the heading 'Examples'" in out
     assert main(["rows"]) == 0
     assert "not a row" not in capsys.readouterr().out
+
+
+def test_a_second_code_span_joined_by_and_is_a_link_too(tmp_path: Path) -> None:
+    text = "# t\n\nRead `steps/boil.md` and `steps/cool.md` for the details.\n\nRun `a.md` and `b.md` later.\n"
+    rows = parse_text(text, tmp_path / "SKILL.md", skill="brew")
+    assert [[(lk.target, lk.wording) for lk in r.links] for r in rows] == [
+        [("steps/boil.md", "state"), ("steps/cool.md", "bare-and")]]

@@ -175,13 +175,15 @@ def _mark_links(sentence: list[Piece], *, bare: bool) -> list[Piece | tuple[str,
     out: list[Piece | tuple[str, str, int]] = []
     leading = True
     before = ""
+    since = None  # the text since the last link taken (None before any): "`a.md` and `b.md`" takes both
     for i, piece in enumerate(sentence):
         nxt = sentence[i + 1].text if i + 1 < len(sentence) and sentence[i + 1].kind == "text" else ""
         output = bool(_OUTPUT.search(before))
         if piece.kind == "link" and is_procedure_href(piece.href) and not output:
             out.append((piece.text, piece.href.split("#")[0].strip(), piece.line))
         elif piece.kind == "code" and _MD_PATH.match(piece.text) and not output and (
-                bare or (leading and re.match(r"^\s*(?:[—–:]|-\s|->|→)", nxt)) or _POINTS.search(before)):
+                bare or (leading and re.match(r"^\s*(?:[—–:]|-\s|->|→)", nxt)) or _POINTS.search(before)
+                or (since is not None and _BARE_JOIN.fullmatch(since))):
             out.append((piece.text, piece.text, piece.line))
         elif piece.kind == "text" and not output:
             last = 0
@@ -195,6 +197,10 @@ def _mark_links(sentence: list[Piece], *, bare: bool) -> list[Piece | tuple[str,
         else:
             out.append(piece)
         before += f"`{piece.text}`" if piece.kind == "code" else piece.text
+        if isinstance(out[-1], tuple):
+            since = ""
+        elif since is not None:
+            since += f"`{piece.text}`" if piece.kind == "code" else piece.text
         if piece.kind != "text" or piece.text.strip(" *_"):
             leading = False
     return out
