@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from workbench.cli import main
+from workbench.core.errors import InputError
 from workbench.core.routing import parse_text, read_files
 from workbench.core.workspace import load_workspace
 from workbench.tui.data import WorkspaceView
@@ -67,9 +68,9 @@ def test_each_broken_front_matter_costs_only_itself(tmp_path: Path) -> None:
 
 def test_a_strict_parse_still_raises(tmp_path: Path) -> None:
     text = SKILLS["broken"].decode()
-    with pytest.raises(Exception, match="invalid YAML"):
+    with pytest.raises(InputError, match="invalid YAML"):
         parse_text(text, tmp_path / "SKILL.md")
-    kept: list = []
+    kept: list[InputError] = []
     assert [r.trigger for r in parse_text(text, tmp_path / "SKILL.md", problems=kept)] == ["Before pruning the cache"]
     assert len(kept) == 1
 
