@@ -12,7 +12,7 @@ from workbench.cli import main
 from workbench.core.errors import InputError
 from workbench.core.routing import parse_text, read_files
 from workbench.core.workspace import load_workspace
-from workbench.tui.data import WorkspaceView
+from workbench.tui.data import WorkspaceView, lint_edit
 
 ROUTE = "Before pruning the cache, read [prune](steps/prune.md).\n"
 SKILLS: dict[str, bytes] = {
@@ -102,3 +102,11 @@ def test_cli_and_tui_loader_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert [r.id for r in view.rows] == [r["id"] for r in json.loads(out)]
     assert view.problems == [w.removeprefix("warning: ") for w in warnings(err)]
     assert [c.id for c in view.cases] == ["prune"]
+
+
+def test_the_editor_lints_a_row_of_a_broken_file(tmp_path: Path) -> None:
+    view = WorkspaceView.load(load_workspace(market(tmp_path)))
+    for name in ("broken", "open", "legacy"):
+        row = next(r for r in view.rows if r.id == f"{name}/prune")
+        found = lint_edit(view, row, "When the cache is big, read [prune](steps/prune.md).")
+        assert found is not None and {f.rule for f in found} >= {"state-trigger"}, (name, found)

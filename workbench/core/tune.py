@@ -176,7 +176,7 @@ def lint_problems(file_text: str, row: Row, new_line: str, plugin: Path | None, 
     if not 0 < row.line <= len(lines) or row.file is None:
         return ["the row's line is not in its file"]
     lines[row.line - 1] = new_line
-    edited = [r for r in parse_text("\n".join(lines), row.file, plugin=plugin) if r.line == row.line]
+    edited = [r for r in parse_text("\n".join(lines), row.file, plugin=plugin, problems=[]) if r.line == row.line]
     if not edited:
         return ["not a routing row"]
     found = lint_rows([replace(edited[0], id=row.id)], max_row_chars=max_row_chars)

@@ -151,7 +151,7 @@ def edited_row(new_text: str, row: Row, *, plugin: Path | None = None) -> Row | 
     """The row at ROW's place in NEW_TEXT (the description, or the row on its line), else None."""
     if row.file is None:
         return None
-    rows = parse_text(new_text, row.file, plugin=plugin)
+    rows = parse_text(new_text, row.file, plugin=plugin, problems=[])  # broken front matter: the body still edits
     if row.kind == "description":
         return next((r for r in rows if r.kind == "description"), None)
     return next((r for r in rows if r.line == row.line), None)

@@ -15,6 +15,7 @@ from workbench.core.audit import audit
 from workbench.core.cases import load_cases
 from workbench.core.errors import InputError
 from workbench.core.lint import Finding, case_moments, lint_moments, lint_rows
+from workbench.core.markdown import read_text_lossy
 from workbench.core.models import Case
 from workbench.core.routing import Row, names_row, parse_text, read_files
 from workbench.core.workspace import Workspace
@@ -168,8 +169,8 @@ def lint_edit(view: WorkspaceView, row: Row, new_text: str) -> list[Finding] | N
 
     if row.file is None or "\n" in new_text.strip("\n"):
         return None
-    text = replace_line(row.file.read_text(encoding="utf-8"), row.line, new_text.strip("\n"))
-    edited = [r for r in parse_text(text, row.file, plugin=view.ws.plugin_dir) if r.line == row.line]
+    text = replace_line(read_text_lossy(row.file)[0], row.line, new_text.strip("\n"))
+    edited = [r for r in parse_text(text, row.file, plugin=view.ws.plugin_dir, problems=[]) if r.line == row.line]
     if not edited:
         return None
     from dataclasses import replace
