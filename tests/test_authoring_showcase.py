@@ -107,3 +107,33 @@ def test_a_second_code_span_joined_by_and_is_a_link_too(tmp_path: Path) -> None:
     rows = parse_text(text, tmp_path / "SKILL.md", skill="brew")
     assert [[(lk.target, lk.wording) for lk in r.links] for r in rows] == [
         [("steps/boil.md", "state"), ("steps/cool.md", "bare-and")]]
+
+
+def test_a_file_read_only_if_it_exists_is_no_route(tmp_path: Path) -> None:
+    rejected: list[Rejected] = []
+    text = "# t\n\nRead `ROADMAP.md` if it exists. Before brewing, read [boil](steps/boil.md).\n"
+    rows = parse_text(text, tmp_path / "SKILL.md", skill="brew", rejected=rejected)
+    assert [r.links[0].target for r in rows] == ["steps/boil.md"]
+    assert [r.why for r in rejected] == [
+        "a file that may not exist (\"if it exists\"): the user's project file, not a procedure"]
+
+
+def test_a_templated_code_span_reaches_every_file_it_matches() -> None:
+    assert [m.target for m in mentions("Read `notes/<kind>.md` for the kind at hand.\n")] == ["notes/<kind>.md"]
+
+
+def test_an_angle_template_reaches_the_files_it_matches(tmp_path: Path) -> None:
+    from workbench.core.reach import reachable
+
+    skill = tmp_path / "skills/brew/SKILL.md"
+    (skill.parent / "notes").mkdir(parents=True)
+    skill.write_text("---\nname: brew\ndescription: Use when brewing.\n---\nRead `notes/<kind>.md` for the kind.\n")
+    for name in ("ale", "mead"):
+        (skill.parent / "notes" / f"{name}.md").write_text(f"# {name}\n")
+    seen, _ = reachable([skill], tmp_path)
+    assert {p.name for p in seen} == {"SKILL.md", "ale.md", "mead.md"}
+
+
+def test_a_templated_output_path_reaches_nothing() -> None:
+    text = "**Save notes to:** `docs/notes/<day>.md`\n\nThe log is written to `logs/<run>.md`.\n"
+    assert mentions(text) == []

@@ -237,6 +237,11 @@ def blocks(body: str, *, offset: int = 0, section: str = "", every: bool = False
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 _PATH_WORD = re.compile(r"(?<![\w/.@$-])@?((?:\$\{?\w+\}?/|\.{0,2}/)?(?:[\w{}.-]+/)*[\w{}-][\w{}.-]*\.md)(?![\w/-])",
                         re.IGNORECASE)
+_CODE_TEMPLATE = re.compile(r"^((?:[\w{}.-]+/)*(?:[\w{}.-]|<[\w-]+>)*<[\w-]+>(?:[\w{}.-]|<[\w-]+>)*\.md)$")
+"""A code span naming a templated path with an `<angle>` part (`references/sources/<type>.md`); after
+"save to" / "written to" it names a file the agent makes, which reaches nothing."""
+_WRITES = re.compile(r"\b(?:save[sd]?|writes?|written|wrote|output|store[sd]?|create[sd]?|generate[sd]?)\b[^.;]*"
+                     r"\b(?:to|into|at|as|in)\b[\s:*]*$", re.IGNORECASE)
 
 
 MentionKind = Literal["link", "code", "word", "folder"]
@@ -258,7 +263,9 @@ def mentions(text: str) -> list[Mention]:
     out: list[Mention] = []
     for block in blocks(body_text(text), every=True):
         for cell in block.cells:
+            before = ""
             for piece in cell:
+                before, lead = before + piece.text, before
                 out += [Mention(m.group(1), "link") for m in _HREF.finditer(piece.text) if piece.kind == "text"
                         and not _SCHEME.match(m.group(1)) and m.group(1).split("#")[0].lower().endswith(".md")]
                 if piece.kind == "link":
@@ -267,6 +274,8 @@ def mentions(text: str) -> list[Mention]:
                         out.append(Mention(href, "link"))
                 elif piece.kind == "code" and _FOLDER.match(piece.text.strip()):
                     out.append(Mention(piece.text.strip(), "folder"))
+                elif piece.kind == "code" and _CODE_TEMPLATE.match(piece.text.strip()):
+                    out += [] if _WRITES.search(lead) else [Mention(piece.text.strip(), "code")]
                 else:
                     kind: MentionKind = "code" if piece.kind == "code" else "word"
                     out += [Mention(m.group(1), kind) for m in _PATH_WORD.finditer(_HREF.sub("", piece.text))]

@@ -64,6 +64,8 @@ _SHOW_HEADING = re.compile(r"^\W*(?:(?:usage |more |worked )?examples?|example (
 _OUTPUT_HEAD = re.compile(r"^\W*(?:outputs?|produces?|generated|deliverables?|artifacts?|contents)\W*$", re.IGNORECASE)
 _LOCATION = re.compile(r"^\W*(?:(?:file |settings |config )?(?:location|path|name)|filename|stored (?:in|at)|"
                        r"saved? (?:to|as|in))\W*$", re.IGNORECASE)
+_MAYBE = re.compile(r"\b(?:if|where|when) (?:it|they|one|the file|such a file) (?:exists?|is present|are present)\b|"
+                    r"\bif (?:present|any)\b", re.IGNORECASE)
 _COMMAND_ONLY = re.compile(r"^\W*`?/[\w:-]+`?\W*$")
 _EXAMPLE_LEAD = re.compile(r"^[\W_]*(?:examples?|samples?|e\.g\.|for example|for instance)[\W_]*$", re.IGNORECASE)
 _OUTPUT = re.compile(r"\b(?:save[sd]?|writes?|written|output|store[sd]?|create[sd]?|generate[sd]?)\b[^.;]*"
@@ -363,6 +365,8 @@ def _sentence_row(sentence: list[Piece], block: Block, file: Path, skill: str, f
     whole = _text(sentence)
     if _ANTI.search(whole):
         return None, "an anti-example (don't / never / bad)"
+    if _MAYBE.search(whole):
+        return None, "a file that may not exist (\"if it exists\"): the user's project file, not a procedure"
     links, side, lead, tail = _build_links(parts, "", file.parent, fallback)
     if _EXAMPLE_LEAD.match(lead):
         return None, "an example list (\"Examples: `a.md` for …\"), not a route"
