@@ -201,8 +201,8 @@ def stream_events(items: list[dict[str, Any]], model: str) -> list[bytes]:
                 emit("response.output_text.delta", **where, content_index=0, delta=piece)
             emit("response.output_text.done", **where, content_index=0, text=part["text"])
             emit("response.content_part.done", **where, content_index=0, part=part)
-        elif item["type"] not in ("function_call", "custom_tool_call"):  # tool_search_call: whole
-            emit("response.output_item.added", output_index=index, item=item)
+        elif item["type"] not in ("function_call", "custom_tool_call"):  # tool_search_call: no deltas
+            emit("response.output_item.added", output_index=index, item=dict(item, status="in_progress"))
         else:
             key = "arguments" if item["type"] == "function_call" else "input"
             prefix = "response.function_call_arguments" if key == "arguments" else \
