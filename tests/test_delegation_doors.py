@@ -71,7 +71,8 @@ def test_the_child_rollout_gives_the_subagent_calls(scenario: str) -> None:
     assert merged is not None
     [child] = [t for t, p in rollouts(folder(scenario)).items() if t != thread_of(folder(scenario))]
     by_child = [c.command for c in merged if c.read_by == f"subagent:{child}"]
-    assert by_child == [f"cat /tmp/run/{'plugin/skills/ops/' + capture.REQUIRED if scenario == 'subagent-reads' else 'repo/src/app.py'}"]
+    read = f"plugin/skills/ops/{capture.REQUIRED}" if scenario == "subagent-reads" else "repo/src/app.py"
+    assert by_child == [f"cat /tmp/run/{read}"]
     assert [c.tool for c in merged if c.read_by == "main"] == [c.tool for c in stream]
     result = score(SPEC, merged)
     assert (result.overall, result.fired_by) == capture.TRUTH[scenario]

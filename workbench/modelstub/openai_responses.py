@@ -127,8 +127,9 @@ def host_step_item(turn: Turn, request: Request) -> dict[str, Any]:
         return {"type": "tool_search_call", "id": new_id("tsc_"), "status": "completed", "call_id": new_id("call_"),
                 "execution": "client", "arguments": {"query": AGENT_SEARCH}}
     items = [i for i in request.body.get("input") or [] if isinstance(i, dict)]
+    arguments = json.dumps({"targets": spawned_agents(items), "timeout_ms": WAIT_MS})
     return {"type": "function_call", "id": new_id("fc_"), "status": "completed", "call_id": new_id("call_"),
-            "name": "wait_agent", "namespace": AGENT_NAMESPACE, "arguments": json.dumps({"targets": spawned_agents(items), "timeout_ms": WAIT_MS})}
+            "name": "wait_agent", "namespace": AGENT_NAMESPACE, "arguments": arguments}
 
 
 class OpenAIResponses(WireAPI):
