@@ -11,6 +11,7 @@ and children merged by the time each call was issued, each child call `read_by s
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from workbench.core.events import ParsedRun
@@ -32,10 +33,18 @@ def child_calls(host: str, parsed: ParsedRun, home: Path, session_log: Path | No
         source = sources[0] if sources else None
     elif host == "codex" and session_log is not None:
         sources, _ = discover("codex", home)
-        source = next((s for s in sources if s.files[0] == session_log and len(s.files) > 1), None)
+        source = next((s for s in sources if len(s.files) > 1 and _same(s.files[0], session_log)), None)
     if source is None:
         return None
     run, _ = load_source(source, home, MAX_FILE_BYTES)
     if run is None or all(c.read_by == MAIN_READER for c in run.parsed.calls):
         return None
     return list(run.parsed.calls)
+
+
+def _same(a: Path, b: Path) -> bool:
+    """Whether A and B are the same file (the HOME the launch names may be spelled another way)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
