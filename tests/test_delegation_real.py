@@ -81,6 +81,25 @@ def test_delegation_is_attributed_through_the_canary_door(host: str, scenario: s
         assert {c.read_by for c in got.calls} == {"main", "subagent:general-purpose"}
 
 
+def test_a_codex_child_read_after_the_moment_is_too_late(demo: Path, tmp_path: Path, installed_hosts: Path,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """The main agent spawns the reader and commits in the same response: Codex's child starts only
+    after, so its read of the procedure comes after the moment and the run is a skip."""
+    monkeypatch.setenv(ENV_DIR, str(installed_hosts))
+    script = {"steps": [{"calls": [capture.delegate(capture.PROCEDURE, "Commit with a scoped message."),
+                                   capture.EDIT, capture.COMMIT]}, {"say": "Committed."}]}
+    (tmp_path / "late.json").write_text(json.dumps(script), encoding="utf-8")
+    records = tmp_path / "records.jsonl"
+    assert main(["canary", capture.CASE, "--host", "codex", "--script", str(tmp_path / "late.json"), "--record",
+                 str(records), "--json"]) == 0, capsys.readouterr().out
+    [got] = load_file(records).records
+    assert got.valid and (got.overall, got.fired_by) == ("skip", None)
+    assert got.moment_at is not None and (got.calls[got.moment_at].command or "").startswith("git commit")
+    assert got.required_read_at[capture.REQUIRED] == got.moment_at + 1 == got.tool_calls - 1  # the child's, after it
+    assert {c.read_by for c in got.calls} == {"main"}  # the record keeps the calls up to the moment
+
+
 @pytest.mark.parametrize("scenario", sorted(capture.SCRIPTS))
 @pytest.mark.parametrize("host", ["codex"])  # OpenCode's: on its captures (tests/test_delegation_doors.py)
 def test_the_sessions_door_agrees_with_the_canary_door_on_read_by(host: str, scenario: str, tmp_path: Path,
