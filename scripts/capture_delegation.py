@@ -5,11 +5,12 @@ scripted model server through THE request and record builders (`build_request`, 
 `canary`, confined) with the run folder kept; the host's stdout is copied with the run folder
 rewritten to `/tmp/run`, and checked to hold no path of this machine and no secret of the launch.
 The sim writes its stream in Claude Code's shape; its captures sit beside the real CLI's. OpenCode's
-stream leaves the child's calls out, so its run folder keeps the session database too
-(`opencode-delegated-<scenario>/`: `stdout.jsonl` and `home/.local/share/opencode/opencode.db`,
-neutralized as scripts/capture_sessions.py does).
+and Codex's streams leave the child's calls out, so their run folders keep the host's session store
+too (`<host>-delegated-<scenario>/`: `stdout.jsonl` and, neutralized as scripts/capture_sessions.py
+does, OpenCode's `home/.local/share/opencode/opencode.db` or Codex's rollouts, the run's and its
+child's, under `home/.codex/sessions/`).
 
-    .venv/bin/python scripts/capture_delegation.py [--hosts claude,sim,opencode] [--hosts-dir .cache/hosts]
+    .venv/bin/python scripts/capture_delegation.py [--hosts claude,sim,opencode,codex] [--hosts-dir .cache/hosts]
 """
 
 from __future__ import annotations
@@ -103,15 +104,34 @@ def capture(host: str, scenario: str, hosts_dir: Path, workdir: Path) -> Path:
             workdir) in text:
         raise SystemExit(f"{host} {scenario}: the stream holds a machine path or a secret: not kept")
     dest = OUT / f"{host}-delegated-{scenario}.jsonl"
-    if host == "opencode":
+    if host in ("opencode", "codex"):
         dest = OUT / f"{host}-delegated-{scenario}"
         shutil.rmtree(dest, ignore_errors=True)
-        db = Path(".local") / "share" / "opencode" / "opencode.db"
-        sessions_capture().neutral_db(run_dir / "home" / db, dest / "home" / db, str(run_dir), forbidden)
+        if host == "opencode":
+            db = Path(".local") / "share" / "opencode" / "opencode.db"
+            sessions_capture().neutral_db(run_dir / "home" / db, dest / "home" / db, str(run_dir), forbidden)
+        else:
+            rollouts(run_dir, dest, forbidden)
         dest = dest / "stdout.jsonl"
     dest.write_text(text, encoding="utf-8")
     shutil.rmtree(run_dir, ignore_errors=True)
     return dest
+
+
+def rollouts(run_dir: Path, dest: Path, forbidden: list[str]) -> None:
+    """Codex's rollouts of the run (its own and its child's) copied with the run folder rewritten,
+    each checked to hold no machine path or secret."""
+    store = run_dir / "home" / ".codex" / "sessions"
+    found = sorted(p for p in store.rglob("rollout-*.jsonl") if p.is_file() and not p.is_symlink())
+    if len(found) < 2:
+        raise SystemExit(f"codex: {len(found)} rollout(s) under {store}: the child's is missing")
+    for path in found:
+        text = path.read_text(encoding="utf-8").replace(str(run_dir), NEUTRAL)
+        rel = path.relative_to(run_dir)
+        if any(f and re.search(rf"(?<![<\w]){re.escape(f)}(?![\w.-])", text) for f in forbidden):
+            raise SystemExit(f"{rel}: holds a machine path or a secret: not kept")
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dest / rel).write_text(text, encoding="utf-8")
 
 
 def sessions_capture() -> Any:
@@ -125,7 +145,7 @@ def sessions_capture() -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hosts", default="claude,sim,opencode")
+    parser.add_argument("--hosts", default="claude,sim,opencode,codex")
     parser.add_argument("--hosts-dir", default=str(ROOT / ".cache" / "hosts"))
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="wb-capture-") as tmp:

@@ -59,8 +59,8 @@ BAD: dict[str, Bad] = {
                                           ("/dev/full", "No space left on device")),
     "canary: missing script": Bad(lambda w: ["canary", *SIM, "--script", "missing.json"], 2, ("missing.json",)),
     "canary: a delegating script on a host that cannot delegate": Bad(
-        lambda w: ["canary", "--host", "codex", "--prompt", "p", "--require", "README.md", "--script",
-                   str(_file(w, "delegates.json", DELEGATES))], 2, ("delegates.json", "agent", "codex", "claude")),
+        lambda w: ["canary", "--host", "grok", "--prompt", "p", "--require", "README.md", "--script",
+                   str(_file(w, "delegates.json", DELEGATES))], 2, ("delegates.json", "agent", "grok", "claude")),
     "batch: missing checkout to guard": Bad(
         lambda w: ["batch", "--cases", "all", "--hosts", "sim", "--arms", "A=HEAD", "--record", str(w.record),
                    "--home", str(w.home), "--guard", "missing"], 2, ("--guard", "missing")),

@@ -164,6 +164,9 @@ def responses_reduce(raw: bytes) -> tuple[str, list[Call], dict[str, Any]]:
                 assert deltas == item["arguments"] and item["call_id"]
                 assert "response.function_call_arguments.delta" in [n for n, _ in events]
                 calls.append((item["name"], json.loads(item["arguments"])))
+            elif item["type"] == "tool_search_call":
+                assert item["execution"] == "client" and item["call_id"]
+                calls.append(("tool_search", item["arguments"]))
             else:
                 assert item["type"] == "custom_tool_call" and deltas == item["input"]
                 calls.append((item["name"], item["input"]))
@@ -338,6 +341,43 @@ def test_a_subagent_is_answered_from_its_own_steps_by_the_prompt_that_opens_its_
     assert sub[1][0] == "It says: check twice."
     assert [e["agent"] for e in server.offered] == [delegated, delegated, None, None, None]
     assert [turn for turn, _ in server.asked] == [0, 0, 1]  # the turn clock is the main agent's
+
+
+def test_codex_delegates_by_loading_its_agent_tools_spawning_and_waiting(repo: Path) -> None:
+    """Codex's agent tools are deferred and its subagent runs in the background: a delegating step is
+    a tool search (once), the spawn, then a wait on the id the spawn's output named."""
+    prompt = "Read {repo}/docs/proc.md and sum it up."
+    script = parse_script({"steps": [
+        {"say": "Delegating.", "calls": [{"agent": {"prompt": prompt, "steps": [
+            {"calls": [{"read": "{repo}/docs/proc.md"}]}, {"say": "It says: check twice."}]}}]},
+        {"calls": [{"shell": "git commit -m x"}]}]})
+    delegated = prompt.replace("{repo}", str(repo))
+    spawn = {"type": "function_call", "name": "spawn_agent", "namespace": "multi_agent_v1", "call_id": "s1",
+             "arguments": json.dumps({"message": delegated})}
+    history = [[{"type": "tool_search_call", "call_id": "t1", "execution": "client", "arguments": {}},
+                {"type": "tool_search_output", "call_id": "t1", "tools": []}],
+               [spawn, {"type": "function_call_output", "call_id": "s1",
+                        "output": json.dumps({"agent_id": "child-1", "nickname": "Ampere"})}],
+               [{"type": "function_call", "name": "wait_agent", "call_id": "w1",
+                 "arguments": json.dumps({"targets": ["child-1"]})},
+                {"type": "function_call_output", "call_id": "w1", "output": "{}"}]]
+
+    def main(turns: int) -> dict[str, Any]:
+        body = responses_body(0)
+        body["input"] += [item for step in history[:turns] for item in step]
+        return body
+
+    child = responses_body(0)
+    child["input"][0]["content"][0]["text"] = delegated
+    with ModelServer(script, {"repo": str(repo)}) as server:
+        answers = [responses_reduce(post(server, "/v1/responses", main(n))[1]) for n in range(4)]
+        sub = responses_reduce(post(server, "/v1/responses", child)[1])
+    assert [calls for _, calls, _ in answers] == [
+        [("tool_search", {"query": "spawn sub-agent"})], [("spawn_agent", {"message": delegated})],
+        [("wait_agent", {"targets": ["child-1"], "timeout_ms": 600000})], [("exec_command", {"cmd": "git commit -m x"})]]
+    assert answers[1][0] == "Delegating." and answers[1][2]["output"][1]["namespace"] == "multi_agent_v1"
+    assert sub[1] == [("exec_command", {"cmd": f"cat {repo}/docs/proc.md"})]
+    assert [e["agent"] for e in server.offered] == [None] * 4 + [delegated]
 
 
 def test_skill_calls_and_what_the_host_offered_are_logged(repo: Path) -> None:

@@ -190,6 +190,7 @@ CLAUDE_TOOLS = _table(read=("Read", "NotebookRead"), edit=("Edit", "Write", "Mul
                       shell=("Bash",), skill=("Skill",), agent=("Task", "Agent"))
 CODEX_SHELL_TOOLS = ("exec_command", "shell", "container.exec")
 CODEX_PATCH_TOOL = "apply_patch"
+CODEX_AGENT_TOOL = "spawn_agent"
 
 HOSTS: dict[str, HostInfo] = {h.name: h for h in (
     HostInfo("claude", CLAUDE_TOOLS, "anthropic", True, claude_call,
@@ -199,10 +200,11 @@ HOSTS: dict[str, HostInfo] = {h.name: h for h in (
                           ".claude/shell-snapshots", ".claude/session-env"),
              session_store=".claude/projects", delegates=True,
              efforts=("low", "medium", "high", "xhigh", "max")),  # `claude --help`: `--effort <level>`
-    HostInfo("codex", _table(shell=CODEX_SHELL_TOOLS, edit=(CODEX_PATCH_TOOL,)), "openai-responses", True,
+    HostInfo("codex", _table(shell=CODEX_SHELL_TOOLS, edit=(CODEX_PATCH_TOOL,), agent=(CODEX_AGENT_TOOL,)),
+             "openai-responses", True,
              npm=("@openai/codex", "0.171.0"), instructions=("AGENTS.md",), live_reads=(".codex",),
              live_writes=(".codex/sessions", ".codex/log", ".codex/history.jsonl"), session_store=".codex/sessions",
-             efforts=("minimal", "low", "medium", "high", "xhigh")),  # model_reasoning_effort
+             delegates=True, efforts=("minimal", "low", "medium", "high", "xhigh")),  # model_reasoning_effort
     HostInfo("opencode", _table(read=("read",), edit=("edit", "write", "patch", "multiedit", "apply_patch"),
                                 shell=("bash",), skill=("skill",), agent=("task",)), "openai-chat", True,
              opencode_call, npm=("opencode-ai", "1.18.33"), instructions=("AGENTS.md", "CLAUDE.md"),

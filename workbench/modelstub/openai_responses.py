@@ -30,7 +30,13 @@ from workbench.modelstub.wire import (
 )
 
 CANNED_TEXT = "Scripted session"
-_MODEL_ITEMS = {"function_call", "custom_tool_call", "reasoning", "local_shell_call"}
+_MODEL_ITEMS = {"function_call", "custom_tool_call", "reasoning", "local_shell_call", "tool_search_call"}
+AGENT_NAMESPACE = "multi_agent_v1"
+"""The deferred namespace of Codex's agent tools: their calls must name it."""
+AGENT_SEARCH = "spawn sub-agent"
+"""The `tool_search` query that finds Codex's agent tools."""
+WAIT_MS = 600_000
+"""`wait_agent`'s timeout: longer than any scripted subagent takes (the run's own timeout bounds it)."""
 
 
 def update_patch(path: str, old: str, new: str, base: str | None) -> str:
@@ -62,13 +68,16 @@ def add_patch(path: str, content: str) -> str:
 
 
 def codex_call(call: ScriptCall, request: Request, base: str | None) -> tuple[str, str, str]:
-    """(item type, tool name, arguments or freeform input) of Codex's own tool for a portable call."""
+    """(item type, tool name, arguments or freeform input) of Codex's own tool for a portable call.
+    An agent's `type` has no Codex counterpart (0.171.0's `spawn_agent` takes none): it is left out."""
     if call.edit is not None or call.write is not None:
         patch = (update_patch(call.edit.path, call.edit.old, call.edit.new, base) if call.edit is not None
                  else add_patch(call.write.path, call.write.content) if call.write is not None else "")
         if request.tools.get("apply_patch") == "function":
             return "function_call", "apply_patch", json.dumps({"input": patch})
         return "custom_tool_call", "apply_patch", patch
+    if call.agent is not None:
+        return "function_call", "spawn_agent", json.dumps({"message": call.agent.prompt})
     if call.read is not None:
         command = f"cat {shlex.quote(call.read)}"
     elif call.shell is not None:
@@ -86,11 +95,49 @@ def codex_call(call: ScriptCall, request: Request, base: str | None) -> tuple[st
     return "function_call", "exec_command", json.dumps({"cmd": command})
 
 
+def spawned_agents(items: list[dict[str, Any]]) -> list[str]:
+    """The ids of the subagents a history's `spawn_agent` calls started and no `wait_agent` call waited
+    for yet (each spawn's output is JSON naming its `agent_id`)."""
+    spawns = {i.get("call_id") for i in items if i.get("type") == "function_call" and i.get("name") == "spawn_agent"}
+    started: list[str] = []
+    waited: set[str] = set()
+    for item in items:
+        if item.get("type") == "function_call_output" and item.get("call_id") in spawns:
+            output = item.get("output")
+            text = output if isinstance(output, str) else "".join(texts_of(output))
+            try:
+                found = json.loads(text).get("agent_id")
+            except (ValueError, AttributeError):
+                found = None
+            if isinstance(found, str):
+                started.append(found)
+        elif item.get("type") == "function_call" and item.get("name") == "wait_agent":
+            try:
+                waited.update(t for t in json.loads(item.get("arguments") or "{}").get("targets") or ()
+                              if isinstance(t, str))
+            except (ValueError, AttributeError):
+                continue
+    return [a for a in started if a not in waited]
+
+
+def host_step_item(turn: Turn, request: Request) -> dict[str, Any]:
+    """The item of a delegation turn the script does not spell: load the agent tools, or wait for the
+    subagents started."""
+    if turn.host_step == "find-agent-tools":
+        return {"type": "tool_search_call", "id": new_id("tsc_"), "status": "completed", "call_id": new_id("call_"),
+                "execution": "client", "arguments": {"query": AGENT_SEARCH}}
+    items = [i for i in request.body.get("input") or [] if isinstance(i, dict)]
+    arguments = json.dumps({"targets": spawned_agents(items), "timeout_ms": WAIT_MS})
+    return {"type": "function_call", "id": new_id("fc_"), "status": "completed", "call_id": new_id("call_"),
+            "name": "wait_agent", "namespace": AGENT_NAMESPACE, "arguments": arguments}
+
+
 class OpenAIResponses(WireAPI):
     """Codex's wire API."""
 
     name = "openai-responses"
     host = "codex"
+    deferred_agents = True
 
     def parse(self, path: str, body: dict[str, Any]) -> Request:
         items = body.get("input") or []
@@ -105,8 +152,11 @@ class OpenAIResponses(WireAPI):
             if isinstance(tool, dict):
                 tools[str(tool.get("name") or tool.get("type"))] = str(tool.get("type", "function"))
         flags = [i.get("type") in _MODEL_ITEMS or i.get("role") == "assistant" for i in items]
+        first = flags.index(True) if True in flags else len(items)
+        opening = [t for i in items[:first] if i.get("role") == "user" for t in texts_of(i.get("content"))]
         return Request(body=body, model=str(body.get("model", "")), tools=tools, texts=texts,
-                       model_turns=count_runs(flags), stream=body.get("stream", True) is not False)
+                       model_turns=count_runs(flags), stream=body.get("stream", True) is not False,
+                       opening=opening)
 
     def answer(self, turn: Turn | None, request: Request, context: dict[str, str]) -> Answer:
         text = CANNED_TEXT if turn is None else turn.text
@@ -118,7 +168,10 @@ class OpenAIResponses(WireAPI):
             kind, name, payload = codex_call(call, request, context.get("repo"))
             key = "arguments" if kind == "function_call" else "input"
             items.append({"type": kind, "id": new_id("fc_" if key == "arguments" else "ctc_"),
-                          "status": "completed", "call_id": new_id("call_"), "name": name, key: payload})
+                          "status": "completed", "call_id": new_id("call_"), "name": name, key: payload,
+                          **({"namespace": AGENT_NAMESPACE} if name == "spawn_agent" else {})})
+        if turn is not None and turn.host_step is not None:
+            items.append(host_step_item(turn, request))
         return Answer(stream_events(items, request.model))
 
     def error(self, status: int) -> bytes:
@@ -149,6 +202,8 @@ def stream_events(items: list[dict[str, Any]], model: str) -> list[bytes]:
                 emit("response.output_text.delta", **where, content_index=0, delta=piece)
             emit("response.output_text.done", **where, content_index=0, text=part["text"])
             emit("response.content_part.done", **where, content_index=0, part=part)
+        elif item["type"] not in ("function_call", "custom_tool_call"):  # tool_search_call: no deltas
+            emit("response.output_item.added", output_index=index, item=dict(item, status="in_progress"))
         else:
             key = "arguments" if item["type"] == "function_call" else "input"
             prefix = "response.function_call_arguments" if key == "arguments" else \

@@ -89,7 +89,8 @@ class ModelServer:
         `workbench.core.effects.turn_spans`. BEFORE_STAMP (the repo watcher's `sync`) runs before
         each arrival is stamped, so a change made before the request was sent is stamped before it."""
         self.before_stamp = before_stamp
-        self._plans = {name: plan_agents(self.script, read_before_edit=api.read_before_edit)
+        self._plans = {name: plan_agents(self.script, read_before_edit=api.read_before_edit,
+                                         deferred_agents=api.deferred_agents)
                        for name, api in _APIS.items()}
         self._prompts = [agent.prompt for agent in self.script.agents()]
         self._fired = [0] * len(self.faults)

@@ -63,6 +63,9 @@ class WireAPI(ABC):
     name: str
     host: str
     read_before_edit = False
+    deferred_agents = False
+    """The host offers its agent tools deferred and runs subagents in the background (Codex):
+    delegating steps get the extra turns of `turns.plan_turns`."""
 
     @abstractmethod
     def parse(self, path: str, body: dict[str, Any]) -> Request:

@@ -4,7 +4,8 @@ Every host in `workbench.hosts.ADAPTERS` runs here, the offline `sim` included (
 resolved script itself, so no model server is started for it). The stream is parsed live (each
 event goes to `on_event` as it happens); Codex is parsed again after exit together with its
 rollout session log, which alone shows the refusals `--json` omits; a delegating OpenCode run gets
-its subagents' calls from its own session database (`runner.children`).
+its subagents' calls from its own session database, a delegating Codex run from its subagents'
+rollouts (`runner.children`).
 The validity gates a record needs come back with the run: host version (stream, else
 `--version`), served model (stream, else what the model server was asked for) and what the host
 offered the model (tools, skills, plugins).
@@ -88,24 +89,29 @@ def _cli_version(host: str, binary: str) -> str | None:
     return probe_version(path)
 
 
-def _rollout(run_dir: Path, codex_home: Path) -> tuple[Path, list[str]] | None:
-    """The newest Codex rollout session log under CODEX_HOME/sessions and its lines, read without
-    trusting the run (runner/untrusted.py: no link followed, regular files only, capped, timed);
-    a refused log counts as none."""
+def _rollout(run_dir: Path, codex_home: Path, thread: str | None = None) -> tuple[Path, list[str]] | None:
+    """The run's own Codex rollout under CODEX_HOME/sessions and its lines: the one whose
+    `session_meta.id` is the stream's THREAD (a subagent's rollout, often written last, is never
+    taken for it); without a thread id, the newest that is not a subagent's. Read without trusting
+    the run (runner/untrusted.py: no link followed, regular files only, capped, timed); a refused
+    log counts as none."""
+    from workbench.runner.sessions import rollout_threads
     from workbench.runner.untrusted import Refused, read_bytes, regular_files
 
     try:
         rel_home = codex_home.relative_to(run_dir)
     except ValueError:
         return None
-    logs = sorted(regular_files(run_dir, rel_home / "sessions", "rollout-*.jsonl"), key=lambda item: item[1])
-    if not logs:
-        return None
-    try:
-        data = read_bytes(run_dir, logs[-1][0])
-    except Refused:
-        return None
-    return run_dir / logs[-1][0], data.decode("utf-8", errors="replace").splitlines()
+    logs = sorted(regular_files(run_dir, rel_home / "sessions", "rollout-*.jsonl"), key=lambda item: -item[1])
+    for rel, _ in logs:
+        try:
+            lines = read_bytes(run_dir, rel).decode("utf-8", errors="replace").splitlines()
+        except Refused:
+            continue
+        own, parent = rollout_threads(lines[0] if lines else "")
+        if (own == thread) if thread is not None else parent is None:
+            return run_dir / rel, lines
+    return None
 
 
 def _lines(path: Path) -> Iterator[str]:
@@ -214,11 +220,11 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
             on_timed_event(event, finished)
     parsed, session_log = live, None
     if host == "codex":
-        rollout = _rollout(run_dir, Path(launch.env["CODEX_HOME"]))
+        rollout = _rollout(run_dir, Path(launch.env["CODEX_HOME"]), getattr(parser, "thread_id", None))
         if rollout is not None:
             session_log = rollout[0]
             parsed = parse_lines("codex", _lines(run_dir / "stdout.jsonl"), rollout[1])
-    children = child_calls(host, parsed, Path(launch.env.get("HOME") or run_dir / "home"))
+    children = child_calls(host, parsed, Path(launch.env.get("HOME") or run_dir / "home"), session_log)
     if children is not None:
         parsed.apply(CallsReset(tuple(children)))
     run = HostRun(host, parsed, run_dir / "stdout.jsonl", run_dir / "stderr.txt", result.exit_code,

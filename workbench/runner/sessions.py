@@ -368,13 +368,9 @@ def _codex_children(groups: list[tuple[Path, ...]]) -> list[tuple[Path, ...]]:
     ids: dict[str, Path] = {}
     for (path,) in groups:
         head, _ = read_bounded(path, 256 * 1024, first_line=True)
-        try:
-            payload = json.loads(head).get("payload") or {}
-        except (ValueError, AttributeError):
-            continue
-        if isinstance(payload.get("id"), str):
-            ids[payload["id"]] = path
-        parent = _parent_thread(payload)
+        thread, parent = rollout_threads(head)
+        if thread:
+            ids[thread] = path
         if parent:
             parent_of[path] = parent
     children: dict[Path, list[Path]] = {}
@@ -384,18 +380,26 @@ def _codex_children(groups: list[tuple[Path, ...]]) -> list[tuple[Path, ...]]:
     return [(p, *children.get(p, [])) for (p,) in groups if p not in parent_of or parent_of[p] not in ids]
 
 
-def _parent_thread(payload: dict[str, object]) -> str | None:
-    """The parent thread id a child rollout's `session_meta` names (`source.subagent...parent_thread_id`,
-    or `parent_thread_id` / `forked_from_id` at the top)."""
-    stack: list[object] = [payload.get("source"), {k: payload.get(k) for k in ("parent_thread_id",)}]
+def rollout_threads(head: str) -> tuple[str | None, str | None]:
+    """(thread id, parent thread id) a Codex rollout's first line (`session_meta`) names; the parent is
+    None for a main thread. Codex 0.171.0 writes a child's parent as `parent_thread_id` at the top and
+    under `source.subagent.thread_spawn`; any `parent_thread_id` inside `source` counts."""
+    try:
+        payload = json.loads(head).get("payload") or {}
+    except (ValueError, AttributeError, RecursionError):
+        return None, None
+    if not isinstance(payload, dict):
+        return None, None
+    thread = payload.get("id") if isinstance(payload.get("id"), str) else None
+    stack: list[object] = [{"parent_thread_id": payload.get("parent_thread_id")}, payload.get("source")]
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
             for key, value in item.items():
                 if key == "parent_thread_id" and isinstance(value, str):
-                    return value
+                    return thread, value
                 stack.append(value)
-    return None
+    return thread, None
 
 
 def read_bounded(path: Path, max_bytes: int, *, first_line: bool = False) -> tuple[str, list[str]]:

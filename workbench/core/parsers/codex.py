@@ -26,6 +26,12 @@ shaped it; otherwise it opens a new turn. A
 call's `output` is what the model received: the rollout's output when there is one, else the
 command's `aggregated_output`.
 
+Delegation (0.171.0, `multi_agent_v1`): the model's `spawn_agent` (a namespaced `function_call`
+in the rollout; a `collab_tool_call` item with `tool: spawn_agent` in --json) is a call of kind
+`agent`, ok when its output names the started agent (`agent_id`). Its `wait_agent` and the
+`tool_search` that loaded the agent tools are plumbing, not calls. The child's own calls are in
+neither the --json stream nor this rollout but in the child's rollout (`runner.children`).
+
 One stream may hold several `codex exec` processes: each starts with `thread.started` and numbers
 its items from the start again, so ids are scoped per process: a later process's ids get `#N`
 (`item_0#2`). `codex exec resume --last` (0.171.0) keeps the thread id and appends to the same
@@ -43,7 +49,7 @@ from typing import Any
 
 from workbench.core.events import Event, InitSeen, RunEnded, TextSeen, UsageSeen
 from workbench.core.evidence import shell_unreadable
-from workbench.core.hostinfo import CODEX_SHELL_TOOLS
+from workbench.core.hostinfo import CODEX_AGENT_TOOL, CODEX_SHELL_TOOLS
 from workbench.core.models import CallStatus, Usage
 from workbench.core.parsers.common import (
     MAX_LINE,
@@ -85,6 +91,8 @@ class RolloutCall:
     paths: list[str] = field(default_factory=list)
     output: str | None = None
     turn: int | None = None
+    prompt: str | None = None
+    """A `spawn_agent` call's task (its `message`): the call is of kind agent."""
 
     @property
     def shown(self) -> str | None:
@@ -107,6 +115,8 @@ class RolloutCall:
         shown = self.shown
         base = {"tool": self.tool, "call_id": self.call_id, "status": status, "result": excerpt(shown),
                 "turn": self.turn, **output_fields(shown)}
+        if self.prompt is not None:
+            return [{**base, "kind": "agent", "status": "ok" if '"agent_id"' in text else "error"}]
         if self.command is not None:
             return [{**base, "kind": "shell", "command": self.command, "exit_code": code,
                      "unreadable": shell_unreadable(self.command, text)}]
@@ -178,6 +188,12 @@ def _rollout_call(payload: dict[str, Any]) -> RolloutCall | None:
     if kind == "function_call" and name == "apply_patch":
         patch = get_str(payload, "arguments") or ""
         return RolloutCall(call_id, "apply_patch", paths=_PATCH_FILE.findall(patch))
+    if kind == "function_call" and name == CODEX_AGENT_TOOL:
+        try:
+            args = loads(get_str(payload, "arguments") or "")
+        except (ValueError, RecursionError):
+            args = {}
+        return RolloutCall(call_id, CODEX_AGENT_TOOL, prompt=get_str(args, "message") or "")
     return None
 
 
@@ -207,6 +223,8 @@ class CodexParser(JsonLineParser):
         self.open: set[str] = set()
         """--json items started and not yet completed (item timing: overlapping calls are one turn)."""
         self.timing_turn = -1
+        self.thread_id: str | None = None
+        """The first `thread.started` thread id: the main thread, whose rollout's `session_meta.id` it is."""
         self.process = 0
         """`thread.started` lines seen: each `codex exec` process (a resumed one too) numbers its items
         from the start again, so an item id means something only within its process."""
@@ -222,6 +240,7 @@ class CodexParser(JsonLineParser):
         kind = obj.get("type")
         if kind == "thread.started":
             self.process += 1
+            self.thread_id = self.thread_id or get_str(obj, "thread_id")
             return []
         if kind == "turn.started":
             return []
@@ -262,6 +281,8 @@ class CodexParser(JsonLineParser):
             fields = [{"tool": "apply_patch", "kind": "edit", "path": p} for p in changes if p] or [
                 {"tool": "apply_patch", "kind": "edit"}
             ]
+        elif kind == "collab_tool_call" and get_str(item, "tool") == CODEX_AGENT_TOOL:
+            fields = [{"tool": CODEX_AGENT_TOOL, "kind": "agent", "prompt": get_str(item, "prompt") or ""}]
         elif kind in ("mcp_tool_call", "web_search"):
             name = get_str(item, "tool") or get_str(item, "query") or kind
             fields = [{"tool": name, "kind": "other"}]
@@ -284,6 +305,7 @@ class CodexParser(JsonLineParser):
             return []
         events: list[Event] = []
         position = self.match(fields[0])
+        fields = [{k: v for k, v in f.items() if k != "prompt"} for f in fields]
         if position is not None:
             events += self.emit_omitted(position)
             self.consume(position)
@@ -348,10 +370,13 @@ class CodexParser(JsonLineParser):
             if position in self.consumed:
                 continue
             candidate = self.rollout[position]
-            if fields["kind"] == "shell" and candidate.command is not None:
+            if fields["kind"] == "agent":
+                if candidate.prompt is not None and candidate.prompt == fields.get("prompt"):
+                    return position
+            elif fields["kind"] == "shell" and candidate.command is not None:
                 if candidate.command.strip() == (fields.get("command") or "").strip():
                     return position
-            elif fields["kind"] == "edit" and candidate.command is None:
+            elif fields["kind"] == "edit" and candidate.command is None and candidate.prompt is None:
                 path = fields.get("path") or ""
                 if not candidate.paths or any(path.endswith(p) or p.endswith(path) for p in candidate.paths):
                     return position

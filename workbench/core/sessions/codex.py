@@ -5,8 +5,10 @@ the rollout alone (no stdout), it emits every call the model issued, in order, w
 its status from the output ("Process exited with code N", refusals). `session_meta` gives the
 session id, cwd and `cli_version`; the `developer` / `user` messages are the context (the
 `<skills_instructions>` list names the skills offered; AGENTS.md is inlined in a user message);
-`token_count` events carry the running total usage. A child rollout is read the same way and
-merged by the time each call was written.
+`token_count` events carry the running total usage. A child rollout (a subagent the model started
+with `spawn_agent`; its `session_meta` names the parent thread) is read the same way and merged by
+the time each call was written; its calls are `read_by subagent:<role>` (the `agent_role` it was
+spawned with), else `subagent:<its thread id>` (0.171.0's `spawn_agent` takes no role).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ def _part(file: SessionFile, run: SessionRun, first: bool) -> tuple[Part, Parsed
     unknown = bad = 0
     texts: list[str] = []
     usage: dict[str, Any] = {}
+    agent = file.name
     for _, obj in json_lines(file.text):
         if obj is None:
             bad += 1
@@ -46,6 +49,8 @@ def _part(file: SessionFile, run: SessionRun, first: bool) -> tuple[Part, Parsed
             unknown += 1
             continue
         lines.append(json.dumps(obj))
+        if kind == "session_meta" and not first:
+            agent = _agent_name(payload) or agent
         if kind == "session_meta" and first:
             run.session_id = run.session_id or get_str(payload, "id")
             run.cwd = run.cwd or get_str(payload, "cwd")
@@ -85,7 +90,13 @@ def _part(file: SessionFile, run: SessionRun, first: bool) -> tuple[Part, Parsed
         run.warnings.append(f"{file.name}: {bad} line(s) not JSON objects (a torn or foreign line), skipped")
     run.context += "\n".join(context)
     by_index = {c.index: stamps[c.call_id] for c in parsed.calls if c.call_id in stamps}
-    return Part(file.name, parsed.calls, by_index), parsed
+    return Part(agent, parsed.calls, by_index), parsed
+
+
+def _agent_name(meta: dict[str, Any]) -> str | None:
+    """A child rollout's subagent as `read_by` names it: its role, else its thread id."""
+    spawn = get_dict(get_dict(get_dict(meta, "source"), "subagent"), "thread_spawn")
+    return get_str(spawn, "agent_role") or get_str(meta, "agent_role") or get_str(meta, "id")
 
 
 def read(files: Sequence[SessionFile]) -> SessionRun:
