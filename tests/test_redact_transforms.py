@@ -59,7 +59,7 @@ MORE: dict[str, Callable[[bytes], str]] = {
     "gzip-b64-glued": lambda b: "abc" + base64.b64encode(gzip.compress(b)).decode(),
     "gzip-two-members": lambda b: base64.b64encode(gzip.compress(b"hello") + gzip.compress(b)).decode(),
     "gzip-b64-indented": lambda b: "\n  ".join(textwrap.wrap(base64.b64encode(gzip.compress(b)).decode(), 16)),
-    "gzip-of-folded": lambda b: base64.b64encode(gzip.compress(b"\n".join(textwrap.wrap(b.decode(), 5)).encode())).decode(),
+    "gzip-of-folded": lambda b: base64.b64encode(gzip.compress("\n".join(textwrap.wrap(b.decode(), 5)).encode())).decode(),
     "raw-deflate": lambda b: base64.b64encode((lambda c: c.compress(b) + c.flush())(zlib.compressobj(9, 8, -15))).decode(),
 }
 
