@@ -1,6 +1,7 @@
-"""Benchmark of the guard (not a timed test): one snapshot of a workspace holding N ignored files in
-one of several layouts, median over R snapshots. Target: under 50 ms at N = 10,000, whatever N and
-whatever the layout.
+"""Benchmark of the guard (not a timed test): snapshots of a workspace holding N ignored files in one
+of several layouts; the first snapshot (which learns the folders git need not walk) and the median of
+the R - 1 after it, which is what each run of a batch pays. Target: under 50 ms at N = 10,000,
+whatever N and whatever the layout.
 
 Layouts: `nested` (`.venv/` ignored, files 100 to a folder), `flat` (`.venv/` ignored, every file
 directly in it), `pattern` (`.venv/*` ignored: git lists each entry), `scattered` (`*.pyc` ignored,
@@ -73,9 +74,10 @@ def main() -> None:
                                cwd=ws, check=True, capture_output=True)
                 git_times.append((time.perf_counter() - t) * 1000)
             entries = len(next(iter(snap.checkouts.values())).entries)
-            print(f"guard snapshot, {layout:9s} {args.files} ignored files: median {statistics.median(times):6.1f} ms "
-                  f"(min {min(times):.1f}, max {max(times):.1f}; git status alone {statistics.median(git_times):.1f}; "
-                  f"{entries} entries; {args.runs} runs)")
+            later = times[1:]
+            print(f"guard snapshot, {layout:9s} {args.files} ignored files: first {times[0]:6.1f} ms, then median "
+                  f"{statistics.median(later):6.1f} (min {min(later):.1f}, max {max(later):.1f}); a full git status "
+                  f"{statistics.median(git_times):.1f}; {entries} entries; {args.runs} runs")
 
 
 if __name__ == "__main__":

@@ -100,7 +100,7 @@ def _venv_spots(venv: Path) -> dict[str, str | None]:
     `pyvenv.cfg` by content, `bin` by its own lstat, and every `site-packages` folder by its own
     lstat plus the content of its startup hooks (`*.pth`, `sitecustomize.py`, `usercustomize.py`)."""
     out = {"pyvenv.cfg": _digest(venv / "pyvenv.cfg"), "bin": _own_stamp(venv / "bin")}
-    for site in sorted(venv.glob("lib*/python*/site-packages")):
+    for site in sorted(s for s in venv.glob("lib*/python*/site-packages") if not s.parent.parent.is_symlink()):
         rel = site.relative_to(venv).as_posix()
         out[rel] = _own_stamp(site)
         with contextlib.suppress(OSError), os.scandir(site) as it:
@@ -110,14 +110,20 @@ def _venv_spots(venv: Path) -> dict[str, str | None]:
     return out
 
 
-def _ignored(root: Path, rels: Sequence[str], own: Sequence[str]) -> dict[str, str | None]:
+def _ignored(root: Path, rels: Sequence[str], own: Sequence[str],
+             skip: Sequence[str] = ()) -> tuple[dict[str, str | None], list[str]]:
     """Stamps of git's ignored entries (RELS, paths under ROOT; a folder ends in `/`) at a cost that
     does not grow with what they hold: an ignored folder by its own lstat, ignored files one by one
     up to FEW per folder (more: the folder's own lstat), and each virtual environment among them by
     `_venv_spots`. Whatever holds one of the workbench's OWN paths (relative to ROOT) is stamped file
-    by file, minus those paths. Strings, not Paths: git may list 10,000 entries."""
+    by file, minus those paths. Strings, not Paths: git may list 10,000 entries. SKIP: folders git
+    was told not to walk, each stamped as a group. Returns the stamps and the folders stamped as groups."""
     out: dict[str, str | None] = {}
     folders: dict[str, list[str]] = {}
+    grouped = list(skip)
+    for folder in skip:
+        out[f"!! {folder}/*"] = _own_stamp(root / folder)
+        folders[folder] = []
     for rel in rels:
         if rel.endswith("/") and any(o.startswith(rel) for o in own):
             for dirpath, _dirs, files in os.walk(root / rel):  # the folder holds the workbench's own file
@@ -133,6 +139,7 @@ def _ignored(root: Path, rels: Sequence[str], own: Sequence[str]) -> dict[str, s
     for folder, files in folders.items():
         if len(files) > FEW and folder and not any(o.startswith(folder + "/") for o in own):
             out[f"!! {folder}/*"] = _own_stamp(root / folder)
+            grouped.append(folder)
         else:
             out.update((f"!! {f}", _own_stamp(root / f)) for f in files)
     checked: set[str] = set()
@@ -145,7 +152,7 @@ def _ignored(root: Path, rels: Sequence[str], own: Sequence[str]) -> dict[str, s
             checked.add(d)
             if (root / d / "pyvenv.cfg").is_file():
                 out.update((f"venv {d}/{k}", v) for k, v in _venv_spots(root / d).items())
-    return out
+    return out, grouped
 
 
 _OWN_PART = re.compile("(?:^|/)(?:" + "|".join(map(re.escape, OWN_PARTS)) + ")(?:/|$)")
@@ -169,6 +176,9 @@ class CheckoutState:
 
     head: str
     entries: dict[str, str | None]
+    skippable: tuple[str, ...] = ()
+    """Folders stamped as a group that hold nothing else git reports or tracks: a later snapshot may
+    tell git not to walk them (their stamp still shows an entry added, removed or renamed in them)."""
 
 
 @dataclass(frozen=True)
@@ -184,9 +194,10 @@ GIT_WATCHED = ("config", "hooks", "refs", "packed-refs", "HEAD", "info", "module
 aliases; hooks; refs and HEAD), hashed by content."""
 
 
-def git_state(checkout: Path, own: Sequence[Path] = ()) -> CheckoutState:
+def git_state(checkout: Path, own: Sequence[Path] = (), skip: Sequence[str] = ()) -> CheckoutState:
     """HEAD, porcelain status and the watched git internals of CHECKOUT, minus the workbench's own
-    paths. Every git command runs with the neutral config (a planted fsmonitor or hook never runs)."""
+    paths; git does not walk the SKIP folders (a previous state's `skippable`). Every git command runs
+    with the neutral config (a planted fsmonitor or hook never runs)."""
     def git(*args: str) -> str:
         done = neutral_git(checkout, *args, check=False)
         if done.returncode != 0:
@@ -200,7 +211,9 @@ def git_state(checkout: Path, own: Sequence[Path] = ()) -> CheckoutState:
     entries: dict[str, str | None] = {}
     ignored: list[str] = []
     own_rels = [Path(o).relative_to(root).as_posix() for o in own if Path(o).is_relative_to(root)]
-    for item in git("status", "--porcelain", "--ignored=matching", "--untracked-files=all", "-z").split("\0"):
+    others: list[str] = []
+    where = ["--", ":/", *(f":(top,exclude,literal){f}" for f in skip)] if skip else []
+    for item in git("status", "--porcelain", "--ignored=matching", "--untracked-files=all", "-z", *where).split("\0"):
         if len(item) < 4:
             continue
         status, rel = item[:2], item[3:]
@@ -209,13 +222,33 @@ def git_state(checkout: Path, own: Sequence[Path] = ()) -> CheckoutState:
         if status == "!!":
             ignored.append(rel)
         else:
+            others.append(rel)
             entries[f"{status} {rel}"] = _digest(root / rel)
-    entries.update(_ignored(root, ignored, own_rels))
+    stamps, grouped = _ignored(root, ignored, own_rels, skip)
+    entries.update(stamps)
+    skippable = tuple(skip) or _skippable(checkout, grouped, ignored, others, own_rels)
     git_dirs = {Path(os.path.realpath(checkout / d)) for d in (dot_git, common_dir)}
     for git_dir in sorted(git_dirs):
         for watched in GIT_WATCHED:
             entries[f"git {git_dir.name}/{watched}"] = _digest(git_dir / watched)
-    return CheckoutState(head, entries)
+    return CheckoutState(head, entries, skippable)
+
+
+def _skippable(checkout: Path, grouped: Sequence[str], ignored: Sequence[str], others: Sequence[str],
+               own: Sequence[str]) -> tuple[str, ...]:
+    """The GROUPED folders that hold only their direct ignored files: no other entry git reported
+    (OTHERS, or an ignored one deeper down), none of the workbench's OWN paths, no tracked file."""
+    deep = [r for r in ignored if "/" in r.rstrip("/")]
+    out = [f for f in grouped
+           if not any(r.startswith(f + "/") for r in (*others, *own))
+           and not any(r.startswith(f + "/") and "/" in r[len(f) + 1:].rstrip("/") for r in deep)]
+    if out:
+        tracked = neutral_git(checkout, "ls-files", "-z", "--", *(f":(top,literal){f}" for f in out), check=False)
+        if tracked.returncode != 0:
+            return ()
+        held = {f for path in tracked.stdout.split("\0") for f in out if path.startswith(f + "/")}
+        out = [f for f in out if f not in held]
+    return tuple(sorted(out))
 
 
 @dataclass
@@ -225,6 +258,8 @@ class Guard:
     checkouts: list[Path] = field(default_factory=list)
     configs: list[Path] = field(default_factory=list)
     own: list[Path] = field(default_factory=list)
+    skip: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Per checkout, the folders its first snapshot found skippable: later snapshots do not walk them."""
 
     @classmethod
     def for_home(cls, home: Path, checkouts: Iterable[Path], own: Iterable[Path] = ()) -> Guard:
@@ -240,8 +275,11 @@ class Guard:
         return cls(roots, [home / rel for rel in LIVE_CONFIGS], [Path(os.path.realpath(p)) for p in own])
 
     def snapshot(self) -> Snapshot:
-        return Snapshot({str(c): git_state(c, self.own) for c in self.checkouts},
-                        {str(p): _digest(p) for p in self.configs})
+        states = {}
+        for c in self.checkouts:
+            states[str(c)] = git_state(c, self.own, self.skip.get(str(c), ()))
+            self.skip.setdefault(str(c), states[str(c)].skippable)
+        return Snapshot(states, {str(p): _digest(p) for p in self.configs})
 
     def changes(self, before: Snapshot) -> list[str]:
         """What differs from BEFORE, one line each (empty: nothing escaped)."""
