@@ -238,10 +238,18 @@ def _skippable(checkout: Path, grouped: Sequence[str], ignored: Sequence[str], o
                own: Sequence[str]) -> tuple[str, ...]:
     """The GROUPED folders that hold only their direct ignored files: no other entry git reported
     (OTHERS, or an ignored one deeper down), none of the workbench's OWN paths, no tracked file."""
-    deep = [r for r in ignored if "/" in r.rstrip("/")]
-    out = [f for f in grouped
-           if not any(r.startswith(f + "/") for r in (*others, *own))
-           and not any(r.startswith(f + "/") and "/" in r[len(f) + 1:].rstrip("/") for r in deep)]
+    busy: set[str] = set()  # folders holding something other than direct ignored files
+
+    def mark(folder: str) -> None:
+        while folder and folder not in busy:
+            busy.add(folder)
+            folder = folder.rpartition("/")[0]
+    parents = {r.rpartition("/")[0] for r in ignored if not r.endswith("/")}
+    for parent in parents:
+        mark(parent.rpartition("/")[0])
+    for rel in (*others, *own, *(r for r in ignored if r.endswith("/"))):
+        mark(rel.rstrip("/").rpartition("/")[0])
+    out = [f for f in grouped if f not in busy]
     if out:
         tracked = neutral_git(checkout, "ls-files", "-z", "--", *(f":(top,literal){f}" for f in out), check=False)
         if tracked.returncode != 0:
