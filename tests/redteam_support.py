@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +101,9 @@ def with_secret_env(name: str, value: str, inner: Callable[..., HostRun] = run_h
 
 def transforms(source: str) -> list[str]:
     """Shell commands printing SOURCE (a shell word: a file's text, `$(cat F)`, or "$VAR") plain,
-    reversed, base64 (std, urlsafe, with and without padding), hex (lower, upper), URL-encoded."""
+    reversed, base64 (std, urlsafe, with and without padding), hex (lower, upper), URL-encoded, base32,
+    base64 of gzip/zlib (after a 1 MiB prefix, glued to other text, as a second member, wrapped and
+    indented), and split by newlines, blank lines, indents or spaces."""
     py = "python3 -c \"import sys, urllib.parse as u; v = sys.argv[1]; print({})\" " + source
     return [f"printf '%s\\n' {source}", f"printf '%s' {source} | rev", f"printf '%s' {source} | base64 -w0",
             f"printf 'key=%s' {source} | base64 -w0 | tr -d =", f"printf 'xy%s' {source} | base64 -w0 | tr '+/' '-_'",
@@ -109,7 +111,13 @@ def transforms(source: str) -> list[str]:
             py.format("u.quote_plus(v)"), f"printf '%s' {source} | base32 -w0",
             f"printf 'k%s' {source} | base32 -w0 | tr A-Z a-z", f"printf '%s' {source} | gzip | base64 -w0",
             "python3 -c \"import sys, zlib, base64; print(base64.b64encode(zlib.compress(sys.argv[1].encode())).decode())\" "
-            + source, f"printf '%s' {source} | fold -w 7"]
+            + source, f"printf '%s' {source} | fold -w 7",
+            f"printf '%s' {source} | fold -w 5 | sed G", f"printf '%s' {source} | fold -w 6 | sed 's/^/    /'",
+            f"printf '%s' {source} | fold -w 4 | paste -sd' '", f"printf '%s' {source} | base32 -w0 | fold -w 10",
+            f"(head -c 1048576 /dev/zero; printf '%s' {source}) | gzip | base64 -w0",
+            f"printf 'abc%s\\n' \"$(printf '%s' {source} | gzip | base64 -w0)\"",
+            f"(printf hello | gzip; printf '%s' {source} | gzip) | base64 -w0",
+            f"printf '%s' {source} | gzip | base64 -w 16 | sed 's/^/  /'"]
 
 
 def _b64_decodings(text: str) -> list[bytes]:
@@ -167,22 +175,73 @@ def _b32_decodings(text: str) -> list[bytes]:
 
 
 def _inflations(text: str) -> list[bytes]:
-    """Every base64 run (lines joined) that is a gzip or zlib stream, inflated."""
+    """Every base64 run (whitespace of any kind between its pieces, any of 4 alignments) decoded, and
+    every gzip, zlib or raw deflate stream starting anywhere in it inflated to its end or first error
+    (the judge's own decoder: no size limit, each concatenated member found by its own header)."""
     import re
     import zlib
 
     out = []
-    for run in re.findall(r"[A-Za-z0-9+/=\n]{16,}", text):
-        with contextlib.suppress(ValueError, zlib.error):
-            out.append(zlib.decompress(base64.b64decode(run.replace("\n", "")), zlib.MAX_WBITS | 32))
+    for run in re.findall(r"[A-Za-z0-9+/_=-]{16,}(?:\s+[A-Za-z0-9+/_=-]+)*", text):
+        body = re.sub(r"[\s=]", "", run).replace("-", "+").replace("_", "/")
+        for k in range(4):
+            part = body[k:]
+            with contextlib.suppress(ValueError):
+                raw = base64.b64decode(part[:len(part) // 4 * 4])
+                starts = [(0, -15)] + [(m.start(), 47) for m in re.finditer(rb"\x1f\x8b", raw)] + [
+                    (m.start(), 15) for m in re.finditer(rb"\x78[\x01\x5e\x9c\xda]", raw)]
+                for at, wbits in starts:
+                    d, got = zlib.decompressobj(wbits), []
+                    for i in range(at, len(raw), 256):  # small pieces: what came before an error is kept
+                        try:
+                            got.append(d.decompress(raw[i:i + 256]))
+                        except zlib.error:
+                            break
+                        if d.eof:
+                            break
+                    out.append(b"".join(got))
     return out
 
 
-def seen(text: str, secret: str) -> list[str]:
-    """LEAKED plus the forms this wave added: base32, base64 of gzip/zlib, any form split across lines."""
-    found = leaked(text, secret) + [f"split {f}" for f in leaked(text.replace("\n", ""), secret)]
-    if any(secret.encode() in raw for raw in _b32_decodings(text)):
+def seen(text: str, secret: str, *, depth: int = 1) -> list[str]:
+    """LEAKED plus the forms this wave added: base32, any form split by whitespace of any kind and
+    length, and base64 of gzip/zlib/deflate holding any of these forms."""
+    compact = "".join(text.split())
+    found = leaked(text, secret) + [f"split {f}" for f in leaked(compact, secret) if f not in leaked(text, secret)]
+    if any(secret.encode() in raw for raw in _b32_decodings(text) + _b32_decodings(compact)):
         found.append("base32")
-    if any(secret.encode() in raw for raw in _inflations(text)):
+    if depth and any(seen(raw.decode("utf-8", "replace"), secret, depth=depth - 1) for raw in _inflations(text)):
         found.append("compressed")
     return found
+
+
+def strings(value: Any) -> Iterator[str]:
+    """Every string in VALUE: a decoded JSON value, a live event (dataclass), a model, or nested ones."""
+    import dataclasses
+
+    from pydantic import BaseModel
+
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, BaseModel):
+        yield from strings(value.model_dump())
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            yield from strings(getattr(value, f.name))
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from strings(k)
+            yield from strings(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from strings(v)
+
+
+def written(records: str, events: Iterable[Any] = ()) -> str:
+    """What a reader of the records file and a view of the live events gets: each JSONL record parsed
+    and its string values decoded (a newline in a value is a newline, not the two characters `\\n`),
+    one per line, then the events' strings."""
+    import json
+
+    values = [v for line in records.splitlines() if line.strip() for v in strings(json.loads(line))]
+    return "\n".join(values + list(strings(list(events))))

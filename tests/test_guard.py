@@ -8,7 +8,7 @@ import pytest
 from batch_support import commit_all, make_world
 
 from workbench.runner.batch import BatchAborted, run_folder, self_check_cleanup, self_check_guard
-from workbench.runner.guard import Guard
+from workbench.runner.guard import FEW, Guard
 
 
 def _guard(tmp: Path) -> tuple[Guard, Path, Path]:
@@ -115,4 +115,83 @@ def test_guard_with_a_big_ignored_folder_still_sees_what_matters(tmp_path: Path,
     else:
         import shutil
         shutil.rmtree(venv)
+    assert guard.changes(before), change
+
+
+LAYOUTS = {"pattern": (".venv/*\n", lambda i: f".venv/m{i}.py"), "flat": (".venv/\n", lambda i: f".venv/m{i}.py"),
+           "scattered": ("*.pyc\n", lambda i: f"src/p{i % 3}/m{i}.pyc")}
+"""Ignored files (more than guard.FEW to a folder) that git lists one by one (pattern, scattered) or
+as one folder (flat)."""
+
+
+def _layout(tmp: Path, layout: str) -> tuple[Guard, Path]:
+    import subprocess
+
+    guard, ws, _ = _guard(tmp)
+    ignore, path_of = LAYOUTS[layout]
+    (ws / ".gitignore").write_text(ignore)
+    for i in range(3 * (FEW + 10)):
+        (ws / path_of(i)).parent.mkdir(parents=True, exist_ok=True)
+        (ws / path_of(i)).write_text("x = 1\n")
+    (ws / "src" / "p0" / "kept.py").parent.mkdir(parents=True, exist_ok=True)
+    (ws / "src" / "p0" / "kept.py").write_text("tracked = 1\n")  # a folder that holds a tracked file too
+    subprocess.run(["git", "add", "."], cwd=ws, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "layout"], cwd=ws, check=True)
+    return guard, ws
+
+
+@pytest.mark.parametrize("change", ["none", "new-beside-ignored", "ignored-removed", "tracked-beside-ignored",
+                                    "folder-removed"])
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_many_ignored_files_are_stamped_by_their_folder_yet_changes_show(tmp_path: Path, layout: str,
+                                                                        change: str) -> None:
+    """A folder of many ignored files is one entry, and a later snapshot does not walk it; an entry
+    added or removed in it, or an edit of a tracked file beside ignored ones, still shows."""
+    guard, ws = _layout(tmp_path, layout)
+    before = guard.snapshot()
+    entries = before.checkouts[str(ws)].entries
+    assert len([k for k in entries if k.startswith("!!")]) < 10, sorted(entries)  # grouped, not one per file
+    assert guard.changes(before) == []  # a snapshot that skips the walk agrees with the one that learned
+    folder = ws / LAYOUTS[layout][1](1)
+    if change == "new-beside-ignored":
+        (folder.parent / "evil.py").write_text("import os\n")
+    elif change == "ignored-removed":
+        folder.unlink()
+    elif change == "tracked-beside-ignored":
+        (ws / "src" / "p0" / "kept.py").write_text("tracked = 2\n")
+    elif change == "folder-removed":
+        import shutil
+        shutil.rmtree(folder.parent)
+    assert bool(guard.changes(before)) == (change != "none"), change
+
+
+@pytest.mark.parametrize("change", ["new-pth", "edited-pth", "sitecustomize", "new-package", "pyvenv"])
+@pytest.mark.parametrize("ignore", [".venv/\n", ".venv/*\n", ".venv/**\n"])
+def test_a_planted_startup_hook_in_an_ignored_venv_shows(tmp_path: Path, ignore: str, change: str) -> None:
+    """What makes Python run code at startup in a real venv (a `.pth` file, sitecustomize, a new
+    package, pyvenv.cfg) is watched though the venv is ignored and not walked."""
+    import subprocess
+    import sys
+
+    guard, ws, _ = _guard(tmp_path)
+    (ws / ".gitignore").write_text(ignore)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(ws / ".venv")], check=True)
+    [site] = (ws / ".venv" / "lib").glob("python*/site-packages")
+    (site / "existing.pth").write_text("import sys\n")
+    subprocess.run(["git", "add", ".gitignore"], cwd=ws, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "venv"], cwd=ws, check=True)
+    before = guard.snapshot()
+    assert guard.changes(before) == []
+    if change == "new-pth":
+        (site / "evil.pth").write_text("import os; os.system('id')\n")
+    elif change == "edited-pth":
+        with (site / "existing.pth").open("a") as f:  # in place: the folder's mtime does not move
+            f.write("import os; os.system('id')\n")
+    elif change == "sitecustomize":
+        (site / "sitecustomize.py").write_text("import os\n")
+    elif change == "new-package":
+        (site / "evil").mkdir()
+    else:
+        with (ws / ".venv" / "pyvenv.cfg").open("a") as f:
+            f.write("include-system-site-packages = true\n")
     assert guard.changes(before), change

@@ -20,14 +20,16 @@ from typing import Any
 import pytest
 from batch_support import SECRET, World, make_world
 from redteam_support import DOOR_HOSTS as HOSTS
-from redteam_support import host_config, seen, shell_script, transforms, with_login, with_secret_env
+from redteam_support import host_config, seen, shell_script, transforms, with_login, with_secret_env, written
 
 from workbench.core.cases import find_case
 from workbench.core.records import append_record, load_file
 from workbench.hosts.install import find_binary
 from workbench.modelstub.script import parse_script
+from workbench.runner import redact
 from workbench.runner.batch import run_batch
 from workbench.runner.execute import execute
+from workbench.runner.redact import Redactor
 from workbench.runner.request import build_request
 
 pytestmark = pytest.mark.bwrap  # runs go through a door confined (the default); see docs/testing.md
@@ -81,9 +83,31 @@ def test_secrets_never_reach_what_is_written(tmp_path: Path, door: str, host: st
     run = with_secret_env(ENV_NAME, ENV_VALUE)
     text, events = through(door, w, host, hosts_dir, script, run if live else with_login(rel, login, run))
     assert hashlib.sha256(login.read_bytes()).hexdigest() == digest
-    found = {name: seen(text + repr(events), value) for name, value in (("login", LOGIN_VALUE), ("env", ENV_VALUE))}
+    judged = text + "\n" + written(text, events)  # the file as stored, and its values decoded
+    found = {name: seen(judged, value) for name, value in (("login", LOGIN_VALUE), ("env", ENV_VALUE))}
     assert found == {"login": [], "env": []}, found
     assert "<login>" in text  # the attack ran: secret-bearing output reached the record, redacted
+
+
+MUTATIONS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
+    "split": lambda mp: mp.setattr(Redactor, "_compact", staticmethod(lambda text: text)),
+    "compressed": lambda mp: mp.setattr(Redactor, "_compressed", lambda self, match: match.group(0)),
+    "base32": lambda mp: mp.setattr(redact, "_base32_cores", lambda raw: set()),
+}
+"""One redaction form switched off each: the door-level judge must then find the leak."""
+
+
+@pytest.mark.parametrize("mutation", MUTATIONS)
+def test_the_judge_catches_a_redactor_with_one_form_switched_off(tmp_path: Path, mutation: str,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    w = make_world(tmp_path)
+    rel = LOGINS["sim"]
+    login, _ = plant_login(w.home, rel)
+    MUTATIONS[mutation](monkeypatch)
+    text, events = through("canary", w, "sim", None, shell_script(*transforms(f"\"$(cat $HOME/{rel})\"")),
+                           with_login(rel, login))
+    found = seen(text + "\n" + written(text, events), LOGIN_VALUE)
+    assert any(f.startswith(mutation) for f in found), found
 
 
 @pytest.mark.parametrize("host", HOSTS)

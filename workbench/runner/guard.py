@@ -1,17 +1,20 @@
 """The snapshot guard: did anything outside the run change? Compared after every run of a batch.
 
 A snapshot holds, for every guarded checkout, HEAD and `git status --porcelain --ignored=matching
---untracked-files=all` (so a new IGNORED file shows too; an ignored folder is one entry, stamped with
-its direct entries, so its size costs nothing) with a hash of every dirty, non-ignored file (a second
-edit of an already-modified file shows as well), and a hash of each live host
+--untracked-files=all` with a hash of every dirty, non-ignored file (a second edit of an
+already-modified file shows as well), stamps of the ignored entries that cost the same whatever they
+hold (`_ignored`: a folder by its own lstat, which changes when an entry is added, removed or renamed
+directly in it; a virtual environment's startup hooks by content), and a hash of each live host
 config file. The workbench's own writes (records, caches, bytecode) are excluded so they never
 trip it. The sandbox is the first layer; this is the check that the sandbox held.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import re
 import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -77,23 +80,87 @@ def _digest(path: Path, *, by_stat: bool = False) -> str | None:
         return f"unreadable: {exc.strerror}"
 
 
-def _shallow(path: Path) -> str | None:
-    """An ignored entry's stamp without walking it: the file's, or a folder's own and its direct
-    entries' (a `.venv` of 10,000 files costs a handful of stats). A write deep inside an ignored
-    folder is not seen here; the sandbox hides every guarded checkout read-only."""
-    h = hashlib.sha256()
+def _own_stamp(path: Path) -> str | None:
+    """An ignored entry's stamp without reading or walking it: its own lstat (a folder's mtime and
+    ctime change when an entry is added, removed or renamed directly in it)."""
     try:
-        h.update(_stamp(os.lstat(path)))
-        if path.is_dir() and not path.is_symlink():
-            with os.scandir(path) as it:
-                for entry in sorted(it, key=lambda e: e.name):
-                    h.update(entry.name.encode(errors="surrogateescape") + b"\0"
-                             + _stamp(entry.stat(follow_symlinks=False)) + b"\0")
-        return h.hexdigest()
+        return hashlib.sha256(_stamp(os.lstat(path))).hexdigest()
     except FileNotFoundError:
         return None
     except OSError as exc:
         return f"unreadable: {exc.strerror}"
+
+
+FEW = 32
+"""Ignored files in one folder stamped one by one; a folder with more is stamped by its own lstat."""
+
+
+def _venv_spots(venv: Path) -> dict[str, str | None]:
+    """What in a Python virtual environment changes what a run's Python does, stamped without a walk:
+    `pyvenv.cfg` by content, `bin` by its own lstat, and every `site-packages` folder by its own
+    lstat plus the content of its startup hooks (`*.pth`, `sitecustomize.py`, `usercustomize.py`)."""
+    out = {"pyvenv.cfg": _digest(venv / "pyvenv.cfg"), "bin": _own_stamp(venv / "bin")}
+    for site in sorted(s for s in venv.glob("lib*/python*/site-packages") if not s.parent.parent.is_symlink()):
+        rel = site.relative_to(venv).as_posix()
+        out[rel] = _own_stamp(site)
+        with contextlib.suppress(OSError), os.scandir(site) as it:
+            for entry in it:
+                if entry.name.endswith(".pth") or entry.name in ("sitecustomize.py", "usercustomize.py"):
+                    out[f"{rel}/{entry.name}"] = _digest(Path(entry.path))
+    return out
+
+
+def _ignored(root: Path, rels: Sequence[str], own: Sequence[str],
+             skip: Sequence[str] = ()) -> tuple[dict[str, str | None], list[str]]:
+    """Stamps of git's ignored entries (RELS, paths under ROOT; a folder ends in `/`) at a cost that
+    does not grow with what they hold: an ignored folder by its own lstat, ignored files one by one
+    up to FEW per folder (more: the folder's own lstat), and each virtual environment among them by
+    `_venv_spots`. Whatever holds one of the workbench's OWN paths (relative to ROOT) is stamped file
+    by file, minus those paths. Strings, not Paths: git may list 10,000 entries. SKIP: folders git
+    was told not to walk, each stamped as a group. Returns the stamps and the folders stamped as groups."""
+    out: dict[str, str | None] = {}
+    folders: dict[str, list[str]] = {}
+    grouped = list(skip)
+    for folder in skip:
+        out[f"!! {folder}/*"] = _own_stamp(root / folder)
+        folders[folder] = []
+    for rel in rels:
+        if rel.endswith("/") and any(o.startswith(rel) for o in own):
+            for dirpath, _dirs, files in os.walk(root / rel):  # the folder holds the workbench's own file
+                for name in files:
+                    inner = (Path(dirpath) / name).relative_to(root).as_posix()
+                    if not _own_rel(inner, own):
+                        out[f"!! {inner}"] = _own_stamp(root / inner)
+        elif rel.endswith("/"):
+            out[f"!! {rel}"] = _own_stamp(root / rel)
+            folders.setdefault(rel.rstrip("/"), [])
+        else:
+            folders.setdefault(rel.rpartition("/")[0], []).append(rel)
+    for folder, files in folders.items():
+        if len(files) > FEW and folder and not any(o.startswith(folder + "/") for o in own):
+            out[f"!! {folder}/*"] = _own_stamp(root / folder)
+            grouped.append(folder)
+        else:
+            out.update((f"!! {f}", _own_stamp(root / f)) for f in files)
+    checked: set[str] = set()
+    for folder in folders:
+        parts = folder.split("/") if folder else []
+        for n in range(len(parts), 0, -1):
+            d = "/".join(parts[:n])
+            if d in checked:
+                break
+            checked.add(d)
+            if (root / d / "pyvenv.cfg").is_file():
+                out.update((f"venv {d}/{k}", v) for k, v in _venv_spots(root / d).items())
+    return out, grouped
+
+
+_OWN_PART = re.compile("(?:^|/)(?:" + "|".join(map(re.escape, OWN_PARTS)) + ")(?:/|$)")
+
+
+def _own_rel(rel: str, own: Sequence[str]) -> bool:
+    """Whether REL (a path under a checkout) is the workbench's own: a cache folder, or in OWN."""
+    return _OWN_PART.search(rel) is not None or any(rel == o or rel.startswith(o + "/") for o in own)
 
 
 def login_files_changed(before: Mapping[str, str | None]) -> list[str]:
@@ -109,6 +176,9 @@ class CheckoutState:
 
     head: str
     entries: dict[str, str | None]
+    skippable: tuple[str, ...] = ()
+    """Folders stamped as a group that hold nothing else git reports or tracks: a later snapshot may
+    tell git not to walk them (their stamp still shows an entry added, removed or renamed in them)."""
 
 
 @dataclass(frozen=True)
@@ -124,48 +194,69 @@ GIT_WATCHED = ("config", "hooks", "refs", "packed-refs", "HEAD", "info", "module
 aliases; hooks; refs and HEAD), hashed by content."""
 
 
-def git_state(checkout: Path, own: Sequence[Path] = ()) -> CheckoutState:
+def git_state(checkout: Path, own: Sequence[Path] = (), skip: Sequence[str] = ()) -> CheckoutState:
     """HEAD, porcelain status and the watched git internals of CHECKOUT, minus the workbench's own
-    paths. Every git command runs with the neutral config (a planted fsmonitor or hook never runs)."""
+    paths; git does not walk the SKIP folders (a previous state's `skippable`). Every git command runs
+    with the neutral config (a planted fsmonitor or hook never runs)."""
     def git(*args: str) -> str:
         done = neutral_git(checkout, *args, check=False)
         if done.returncode != 0:
             raise RuntimeError(f"guard: git {args[0]} failed in {checkout}: {done.stderr.strip()[:200]}")
         return done.stdout
 
-    head = git("rev-parse", "--verify", "-q", "HEAD").strip() if _has_head(checkout) else "(no commit)"
-    root = Path(git("rev-parse", "--show-toplevel").strip())
+    found = neutral_git(checkout, "rev-parse", "--verify", "-q", "HEAD", check=False)
+    head = found.stdout.strip() if found.returncode == 0 else "(no commit)"
+    top, dot_git, common_dir = git("rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir").splitlines()
+    root = Path(top)
     entries: dict[str, str | None] = {}
-    for item in git("status", "--porcelain", "--ignored=matching", "--untracked-files=all", "-z").split("\0"):
+    ignored: list[str] = []
+    own_rels = [Path(o).relative_to(root).as_posix() for o in own if Path(o).is_relative_to(root)]
+    others: list[str] = []
+    where = ["--", ":/", *(f":(top,exclude,literal){f}" for f in skip)] if skip else []
+    for item in git("status", "--porcelain", "--ignored=matching", "--untracked-files=all", "-z", *where).split("\0"):
         if len(item) < 4:
             continue
         status, rel = item[:2], item[3:]
-        path = root / rel
-        if _own(path, own):
+        if _own_rel(rel.rstrip("/"), own_rels):
             continue
-        if status == "!!" and path.is_dir() and any(Path(o).is_relative_to(path) for o in own):
-            for dirpath, _dirs, files in os.walk(path):  # the folder holds the workbench's own file: entry by entry
-                for name in files:
-                    inner = Path(dirpath) / name
-                    if not _own(inner, own):
-                        entries[f"!! {inner.relative_to(root).as_posix()}"] = _shallow(inner)
-            continue
-        entries[f"{status} {rel}"] = _shallow(path) if status == "!!" else _digest(path)
-    git_dirs = {Path(os.path.realpath(root / git("rev-parse", name).strip())) for name in ("--git-dir", "--git-common-dir")}
+        if status == "!!":
+            ignored.append(rel)
+        else:
+            others.append(rel)
+            entries[f"{status} {rel}"] = _digest(root / rel)
+    stamps, grouped = _ignored(root, ignored, own_rels, skip)
+    entries.update(stamps)
+    skippable = tuple(skip) or _skippable(checkout, grouped, ignored, others, own_rels)
+    git_dirs = {Path(os.path.realpath(checkout / d)) for d in (dot_git, common_dir)}
     for git_dir in sorted(git_dirs):
         for watched in GIT_WATCHED:
             entries[f"git {git_dir.name}/{watched}"] = _digest(git_dir / watched)
-    return CheckoutState(head, entries)
+    return CheckoutState(head, entries, skippable)
 
 
-def _has_head(checkout: Path) -> bool:
-    return neutral_git(checkout, "rev-parse", "--verify", "-q", "HEAD", check=False).returncode == 0
+def _skippable(checkout: Path, grouped: Sequence[str], ignored: Sequence[str], others: Sequence[str],
+               own: Sequence[str]) -> tuple[str, ...]:
+    """The GROUPED folders that hold only their direct ignored files: no other entry git reported
+    (OTHERS, or an ignored one deeper down), none of the workbench's OWN paths, no tracked file."""
+    busy: set[str] = set()  # folders holding something other than direct ignored files
 
-
-def _own(path: Path, own: Sequence[Path]) -> bool:
-    if any(part in OWN_PARTS for part in path.parts):
-        return True
-    return any(path == o or path.is_relative_to(o) for o in own)
+    def mark(folder: str) -> None:
+        while folder and folder not in busy:
+            busy.add(folder)
+            folder = folder.rpartition("/")[0]
+    parents = {r.rpartition("/")[0] for r in ignored if not r.endswith("/")}
+    for parent in parents:
+        mark(parent.rpartition("/")[0])
+    for rel in (*others, *own, *(r for r in ignored if r.endswith("/"))):
+        mark(rel.rstrip("/").rpartition("/")[0])
+    out = [f for f in grouped if f not in busy]
+    if out:
+        tracked = neutral_git(checkout, "ls-files", "-z", "--", *(f":(top,literal){f}" for f in out), check=False)
+        if tracked.returncode != 0:
+            return ()
+        held = {f for path in tracked.stdout.split("\0") for f in out if path.startswith(f + "/")}
+        out = [f for f in out if f not in held]
+    return tuple(sorted(out))
 
 
 @dataclass
@@ -175,6 +266,8 @@ class Guard:
     checkouts: list[Path] = field(default_factory=list)
     configs: list[Path] = field(default_factory=list)
     own: list[Path] = field(default_factory=list)
+    skip: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Per checkout, the folders its first snapshot found skippable: later snapshots do not walk them."""
 
     @classmethod
     def for_home(cls, home: Path, checkouts: Iterable[Path], own: Iterable[Path] = ()) -> Guard:
@@ -190,8 +283,11 @@ class Guard:
         return cls(roots, [home / rel for rel in LIVE_CONFIGS], [Path(os.path.realpath(p)) for p in own])
 
     def snapshot(self) -> Snapshot:
-        return Snapshot({str(c): git_state(c, self.own) for c in self.checkouts},
-                        {str(p): _digest(p) for p in self.configs})
+        states = {}
+        for c in self.checkouts:
+            states[str(c)] = git_state(c, self.own, self.skip.get(str(c), ()))
+            self.skip.setdefault(str(c), states[str(c)].skippable)
+        return Snapshot(states, {str(p): _digest(p) for p in self.configs})
 
     def changes(self, before: Snapshot) -> list[str]:
         """What differs from BEFORE, one line each (empty: nothing escaped)."""
