@@ -111,12 +111,25 @@ def test_transient_empty_files_are_dropped_but_real_writes_are_kept() -> None:
 def test_file_changes_in_the_tree_and_new_folders(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
     with RepoWatcher(repo, noise=["build/*"]) as watcher:
-        sh(repo, "mkdir -p a/b && echo hi > a/b/c.txt && echo more >> README.md && mv notes.txt moved.txt"
+        sh(repo, "mkdir -p a/b")
+        # a file made and removed in a folder before its watch exists leaves no trace: wait for the
+        # folder's watch (as the stdout reader's sync does) so each write below is an event of its own
+        watcher.sync()
+        sh(repo, "echo hi > a/b/c.txt && echo more >> README.md && mv notes.txt moved.txt"
                  " && rm a/b/c.txt && mkdir build && echo x > build/out.o && touch .git/ignored-internal")
     got = kinds(watcher.stop())
     assert got == [("a/b/c.txt", "created"), ("a/b/c.txt", "modified"), ("README.md", "modified"),
                    ("notes.txt", "moved"), ("moved.txt", "created"), ("a/b/c.txt", "deleted")], got
     assert not watcher.overflowed
+
+
+def test_a_file_written_in_a_new_folder_before_its_watch_is_created(tmp_path: Path) -> None:
+    # whichever comes first, the folder's watch or the write, the file is recorded as created
+    repo = make_repo(tmp_path)
+    with RepoWatcher(repo) as watcher:
+        sh(repo, "mkdir -p d/e && echo x > d/e/f.txt")
+    got = kinds(watcher.stop())
+    assert got[0] == ("d/e/f.txt", "created") and {k for _, k in got} <= {"created", "modified"}, got
 
 
 def test_a_mount_point_written_with_nothing_and_removed_is_no_effect(tmp_path: Path) -> None:
