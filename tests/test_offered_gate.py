@@ -132,3 +132,22 @@ def test_the_transcript_listing_proves_the_row_when_no_request_was_logged(tmp_pa
     _long_description(long, 150)
     assert listed(short) is True
     assert listed(long) is False
+
+
+def test_codex_rollout_keeps_the_listing_the_model_got(tmp_path: Path, installed_hosts: Path) -> None:
+    """Codex's rollout in the run's own CODEX_HOME holds the developer message with its skills block:
+    read as a transcript it proves the row (description whole) as the model server's log does."""
+    from workbench.runner.api_bodies import transcript_entries
+    from workbench.runner.execute import reached_model
+
+    req = build_request(CASE, "codex", door="canary", plugin=ROOT / "plugin", fixture=ROOT / "fixtures" / "base",
+                        script=EDIT_ONLY, binary=find_binary("codex", installed_hosts), timeout=120.0, keep=True,
+                        workdir=tmp_path)
+    result = execute(req)
+    assert result.record.offered == {CASE.target: True}, result.record.entry
+    entries = transcript_entries(result.run_dir)
+    assert [e["source"] for e in entries] == ["transcript"] and "demo-ops:ops" in entries[0]["skills"], entries
+    result.run.offered = entries
+    assert reached_model(result.run, "ops") is True
+    result.run.entry_description = (result.run.entry_description or "") + " and a clause the host never sent"
+    assert reached_model(result.run, "ops") is False
