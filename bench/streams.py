@@ -2,7 +2,11 @@
 in one process (not a timed test; docs/benchmarks.md). Inputs: every real-host capture of the
 adversarial set (stdout, and Codex's rollout) with its plugin copy; target ratio <= 1.5.
 
-Usage: python bench/streams.py [--repeat N]
+With --parts, also each stage alone against the same floor (where the time goes): decoding with the
+parsers' own decoder, parsing, loading the procedures (a cache hit re-stats the plugin's files),
+content evidence and scoring.
+
+Usage: python bench/streams.py [--repeat N] [--parts]
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ def best(repeat: int, fn: object) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--parts", action="store_true", help="also time each stage alone")
     args = parser.parse_args()
     runs = inputs()
 
@@ -65,7 +70,47 @@ def main() -> int:
     base, ours = best(args.repeat, floor), best(args.repeat, workbench)
     sys.stdout.write(f"| streams | json.loads CPU s | parse+evidence+score CPU s | ratio |\n|---:|---:|---:|---:|\n"
                      f"| {len(runs)} | {base:.3f} | {ours:.3f} | {ours / base:.2f} |\n")
+    if args.parts:
+        sys.stdout.write("\n| stage | CPU s | x json.loads |\n|---|---:|---:|\n")
+        for name, fn in stages(runs).items():
+            spent = best(args.repeat, fn)
+            sys.stdout.write(f"| {name} | {spent:.4f} | {spent / base:.2f} |\n")
     return 0
+
+
+def stages(runs: list[tuple[str, list[str], list[str] | None]]) -> dict[str, object]:
+    """Each stage of `workbench()` alone, over the same inputs (inputs of a stage prepared beforehand)."""
+    from workbench.core.parsers.common import loads
+
+    plugin = DATA / "plugin"
+    parsed = [parse_lines(host, lines, log) for host, lines, log in runs]
+    procedures = load_procedures(plugin)
+    evidenced = [content_evidence(p.calls, procedures) for p in parsed]
+
+    def decode() -> None:
+        for _, lines, log in runs:
+            for line in [*lines, *(log or [])]:
+                if line.strip():
+                    loads(line)
+
+    def parse() -> None:
+        for host, lines, log in runs:
+            parse_lines(host, lines, log)
+
+    def load() -> None:
+        for _ in runs:
+            load_procedures(plugin)
+
+    def evidence() -> None:
+        for p in parsed:
+            content_evidence(p.calls, procedures)
+
+    def scoring() -> None:
+        for calls in evidenced:
+            score(SPEC, calls)
+
+    return {"decode (pydantic_core, in parse)": decode, "parse (decode included)": parse,
+            "load_procedures (cache hit)": load, "content evidence": evidence, "score": scoring}
 
 
 if __name__ == "__main__":

@@ -179,6 +179,7 @@ SLOW: tuple[str, ...] = (
     "tests/test_hosts_process.py::test_silence_timeout_kills_the_whole_group",
     "tests/test_hosts_process.py::test_term_ignored_then_killed",
     "tests/test_hosts_process.py::test_total_timeout_while_talking",
+    "tests/test_offered_sim.py::test_a_sim_run_records_the_row_it_offered_and_its_listing_holds_the_description",
     "tests/test_postinstall.py::test_guard_catches_an_unconfined_live_config_change",
     "tests/test_postinstall.py::test_guard_catches_an_unconfined_live_run_editing_a_checkout",
     "tests/test_redteam_flood.py::test_a_flood_of_short_junk_lines_is_counted_not_kept",

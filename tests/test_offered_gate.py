@@ -70,3 +70,84 @@ def test_real_claude_writes_its_request_bodies_and_only_hashes_and_listed_skills
     assert entries and all(len(e["sha256"]) == 64 and e["source"] == "api-body" for e in entries)
     assert any("demo-ops:ops" in e["skills"] for e in entries), entries
     assert not any((run_dir / API_BODIES).iterdir()), "the bodies are removed once read"
+
+
+def _long_description(plugin: Path, words: int) -> str:
+    """Give the ops skill a description of WORDS extra words (one YAML line); return it."""
+    skill = plugin / "skills" / "ops" / "SKILL.md"
+    text = skill.read_text()
+    head, rest = text.split("description: ", 1)
+    old, tail = rest.split("\n", 1)
+    new = old + " " + " ".join(f"step{i} of the release checklist" for i in range(words))
+    skill.write_text(f"{head}description: {new}\n{tail}")
+    return new
+
+
+def test_a_description_the_host_clipped_did_not_offer_the_row(tmp_path: Path, installed_hosts: Path) -> None:
+    """Claude Code clips a long description in its listing: the name is listed, the row is not whole,
+    so the run is invalid `not-offered`; the same plugin with a short description is offered."""
+    plugin = tmp_path / "plugin"
+    shutil.copytree(ROOT / "plugin", plugin)
+    description = _long_description(plugin, 150)
+    assert len(description) > 4000
+    record = canary(plugin, installed_hosts)
+    assert record.entry is not None and "demo-ops:ops" in record.entry.offered_skills, record.entry
+    assert record.offered == {CASE.target: False}
+    assert (record.valid, record.invalid_reason) == (False, "not-offered")
+
+
+def test_the_transcript_listing_proves_the_row_when_no_request_was_logged(tmp_path: Path,
+                                                                          installed_hosts: Path) -> None:
+    """Without the model server's log or request bodies, Claude's own transcript (`skill_listing`)
+    under the run's HOME says what was offered, description included; a clipped one does not count."""
+    import os
+    import subprocess
+
+    from workbench.modelstub.server import ModelServer
+    from workbench.runner.api_bodies import transcript_entries
+    from workbench.runner.execute import entry_description, reached_model
+    from workbench.runner.hostrun import HostRun
+
+    def listed(plugin: Path) -> bool | None:
+        run_dir = tmp_path / f"run-{plugin.name}"
+        for sub in ("home", "repo"):
+            (run_dir / sub).mkdir(parents=True)
+        with ModelServer(parse_script({"steps": [{"say": "Done."}]})) as server:
+            env = {"PATH": os.environ["PATH"], "HOME": str(run_dir / "home"), "ANTHROPIC_BASE_URL": server.url,
+                   "ANTHROPIC_API_KEY": "sk-test", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+            done = subprocess.run([str(find_binary("claude", installed_hosts)), "hi", "-p", "--output-format",
+                                   "stream-json", "--verbose", "--plugin-dir", str(plugin)],
+                                  cwd=run_dir / "repo", env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        entries = transcript_entries(run_dir)
+        assert entries and all(len(e["sha256"]) == 64 for e in entries), entries
+        run = HostRun.__new__(HostRun)
+        run.offered, run.entry_description = entries, entry_description(plugin, "ops")
+        return reached_model(run, "ops")
+
+    short = tmp_path / "short"
+    shutil.copytree(ROOT / "plugin", short)
+    long = tmp_path / "long"
+    shutil.copytree(ROOT / "plugin", long)
+    _long_description(long, 150)
+    assert listed(short) is True
+    assert listed(long) is False
+
+
+def test_codex_rollout_keeps_the_listing_the_model_got(tmp_path: Path, installed_hosts: Path) -> None:
+    """Codex's rollout in the run's own CODEX_HOME holds the developer message with its skills block:
+    read as a transcript it proves the row (description whole) as the model server's log does."""
+    from workbench.runner.api_bodies import transcript_entries
+    from workbench.runner.execute import reached_model
+
+    req = build_request(CASE, "codex", door="canary", plugin=ROOT / "plugin", fixture=ROOT / "fixtures" / "base",
+                        script=EDIT_ONLY, binary=find_binary("codex", installed_hosts), timeout=120.0, keep=True,
+                        workdir=tmp_path)
+    result = execute(req)
+    assert result.record.offered == {CASE.target: True}, result.record.entry
+    entries = transcript_entries(result.run_dir)
+    assert [e["source"] for e in entries] == ["transcript"] and "demo-ops:ops" in entries[0]["skills"], entries
+    result.run.offered = entries
+    assert reached_model(result.run, "ops") is True
+    result.run.entry_description = (result.run.entry_description or "") + " and a clause the host never sent"
+    assert reached_model(result.run, "ops") is False

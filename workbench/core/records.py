@@ -23,6 +23,7 @@ from workbench.core import importer
 from workbench.core.errors import InputError
 from workbench.core.migrate import migrate
 from workbench.core.models import SCHEMA_VERSION, RunRecord
+from workbench.core.parsers.common import loads
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -174,7 +175,7 @@ def parse_line(text: str, *, file: str, line: int) -> RunRecord:
             return RunRecord.model_validate_json(text)
         except ValidationError:
             pass
-    return parse_record(json.loads(text), file=file, line=line)
+    return parse_record(loads(text), file=file, line=line)
 
 
 def iter_lines(path: Path) -> Iterator[tuple[int, str, bool]]:

@@ -10,6 +10,7 @@ model: its tools and the skills (and plugins) named in its prompts.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import sys
 import threading
@@ -23,13 +24,14 @@ from types import TracebackType
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from workbench.core.offered import listed_rows
 from workbench.modelstub.anthropic import AnthropicMessages
 from workbench.modelstub.gemini import Gemini
 from workbench.modelstub.openai_chat import OpenAIChat
 from workbench.modelstub.openai_responses import OpenAIResponses
 from workbench.modelstub.script import Script
 from workbench.modelstub.turns import Turn, agent_of, pick_turn, plan_agents
-from workbench.modelstub.wire import INPUT_TOKENS, Answer, Request, WireAPI, listed_skills, plugins_of
+from workbench.modelstub.wire import INPUT_TOKENS, Answer, Request, WireAPI, plugins_of
 
 FaultKind = Literal["status", "delay", "hang", "cut"]
 
@@ -148,7 +150,8 @@ class ModelServer:
         request = api.parse(path, body) if api else None
         agent = self.agent_of(request) if request and request.scripted else None
         fault = self._fault_for(request.model_turns, agent) if request and request.scripted else None
-        skills = listed_skills(request.texts) if request else []
+        rows = listed_rows(request.texts) if request else {}
+        skills = list(rows)
         entry = {"n": len(self.requests), "time": time.time(), "path": path,
                  "api": api.name if api else None,
                  "host": (request.host if request and request.host else api.host) if api else None,
@@ -156,7 +159,8 @@ class ModelServer:
                  "tools": sorted(request.tools) if request else [], "skills": skills,
                  "plugins": plugins_of(skills), "scripted": bool(request and request.scripted),
                  "turn": request.model_turns if request and request.scripted else None,
-                 "agent": agent, "fault": fault.kind if fault else None}
+                 "agent": agent, "fault": fault.kind if fault else None, "rows": rows,
+                 "sha256": hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()}
         with self._lock:
             self.requests.append({"path": path, "body": body})
             self.offered.append(entry)

@@ -9,18 +9,15 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
+from workbench.core.offered import listed_rows
 from workbench.modelstub.turns import Turn
 
 INPUT_TOKENS = 120
 OUTPUT_TOKENS = 20
 """Fixed usage numbers in every answer: hosts and scorers expect usage, its size does not matter."""
 
-CLAUDE_SKILLS_HEADER = "The following skills are available for use with the Skill tool:"
-_CLAUDE_SKILL = re.compile(r"^- (?:\*\*(.+?)\*\*|(\S+?):(?:\s|$))")
 _CODEX_SKILL = re.compile(r"^- (\S+?): .*\(file: (\S+)\)\s*$")
 _CODEX_ROOT = re.compile(r"^- `(\w+)` = `([^`]+)`")
-_AGENT_SKILLS = re.compile(r"<available_skills>(.*?)(?:</available_skills>|$)", re.S)
-_AGENT_SKILL_NAME = re.compile(r"<skill>\s*<name>([^<]+)</name>")
 
 
 @dataclass
@@ -104,19 +101,7 @@ def halves(text: str) -> list[str]:
 def listed_skills(texts: list[str]) -> list[str]:
     """Skill names the host listed to the model: Claude's reminder list, Codex's skills block, or the
     `<available_skills><skill><name>` block OpenCode and Gemini CLI put in their system prompt."""
-    names: list[str] = []
-    for text in texts:
-        start = text.find(CLAUDE_SKILLS_HEADER)
-        if start >= 0:
-            body = text[start + len(CLAUDE_SKILLS_HEADER):].split("</system-reminder>")[0]
-            for line in body.splitlines():
-                found = _CLAUDE_SKILL.match(line.strip())
-                if found:
-                    names.append(found.group(1) or found.group(2))
-        names.extend(codex_skill_files(text))
-        for block in _AGENT_SKILLS.findall(text):
-            names.extend(name.strip() for name in _AGENT_SKILL_NAME.findall(block))
-    return list(dict.fromkeys(names))
+    return list(listed_rows(texts))
 
 
 def codex_skill_files(text: str) -> dict[str, str]:

@@ -25,10 +25,11 @@ from workbench.core.events import CallFinished, CallsReset, Event, ParsedRun
 from workbench.core.fingerprints import Fingerprints, call_evidence, fingerprints_for
 from workbench.core.identity import case_digest, env_digest
 from workbench.core.models import Call, CallEffect, EntryGate, GuardReport, RunRecord, Score, ScoreSpec, ScriptRef
+from workbench.core.offered import row_shown, skill_description
 from workbench.core.scoring import SCORER_RULES, score
 from workbench.hosts import adapter
 from workbench.hosts.base import Launch, login_digests
-from workbench.runner.api_bodies import offered_entries
+from workbench.runner.api_bodies import offered_entries, transcript_entries
 from workbench.runner.arms import build_copy
 from workbench.runner.fixture import make_fixture
 from workbench.runner.hostrun import HostRun, run_host
@@ -71,17 +72,32 @@ def entry_skill(plugin: Path, required: Iterable[str]) -> str | None:
     return skills[0].name if len(skills) == 1 else None
 
 
+def entry_description(plugin: Path, skill: str | None) -> str | None:
+    """The description SKILL's SKILL.md gives (None: no skill, or none readable)."""
+    if skill is None:
+        return None
+    try:
+        return skill_description((plugin / "skills" / skill / "SKILL.md").read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return None
+
+
 def reached_model(run: HostRun, skill: str | None) -> bool | None:
-    """Whether SKILL was listed in a request that reached the model: the model server's log of scripted
-    requests, or the request bodies a real-model run wrote (runner/api_bodies.py); what the host loaded
-    but never sent does not count; None: no such log, no skill, or a
-    host that listed no skill at all (Grok CLI has no skills: its listing says nothing)."""
+    """Whether SKILL's row reached the model: the skill listed WITH its description whole
+    (`run.entry_description`; a description dropped or clipped for the listing budget did not offer
+    the row). Read from the model server's log of scripted requests, or the request bodies a
+    real-model run wrote, else what the host's transcript kept of its listing (runner/api_bodies.py);
+    what the host loaded but never sent does not count. None: no such log, no skill, or a host that
+    listed no skill at all (Grok CLI has no skills: its listing says nothing)."""
     served = [entry for entry in run.offered if entry.get("scripted") or entry.get("source") == "api-body"]
+    served = served or [entry for entry in run.offered if entry.get("source") == "transcript"]
     listed = {s for entry in served for s in entry.get("skills", ())} | {
         p for entry in served for p in entry.get("plugins", ())}
     if skill is None or not listed:
         return None
-    return any(skill in (s, s.split(":")[-1]) for s in listed)
+    if not any(skill in (s, s.split(":")[-1]) for s in listed):
+        return False
+    return any(row_shown(entry.get("rows") or {}, skill, run.entry_description) is not None for entry in served)
 
 
 def skill_error(calls: Iterable[Call]) -> str | None:
@@ -245,12 +261,13 @@ def execute(request: RunRequest, on_event: Callable[[Event], None] | None = None
         if on_setup is not None:
             on_setup(paths)
         run, watched, attributions = _run(request, run_dir, plugin, on_event, run_host_fn, fingerprints)
-        run.offered += offered_entries(run_dir)
+        run.offered += offered_entries(run_dir) + transcript_entries(run_dir)
         t3 = time.perf_counter()
         leftovers = [f"leftover process of the run, killed: {d}" for d in sweep(home)]
         logins = login_files_changed(run.launch.login_before)
         leftovers += [f"login file changed: {n}" for n in logins]
         entry = entry_skill(plugin, request.case.required)
+        run.entry_description = entry_description(plugin, entry)
         spec = ScoreSpec(kind=request.case.kind, required=request.case.required, moment=request.case.moment,
                          entry_skill=entry, entry_file=f"skills/{entry}/SKILL.md" if entry else None)
         secrets = run_secrets(request, run.launch)

@@ -54,7 +54,10 @@ class HostRun:
     host_version: str | None = None
     served_model: str | None = None
     offered: list[dict[str, Any]] = field(default_factory=list)
-    """The model server's per-request log (scripted runs)."""
+    """The model server's per-request log (scripted runs), then what a real model was sent (request
+    bodies) and what the host's transcript kept of its listing (runner/api_bodies.py)."""
+    entry_description: str | None = None
+    """The entry skill's description as its SKILL.md writes it: the row text the offered proof looks for."""
     asked: list[tuple[int, float]] = field(default_factory=list)
     """(model turn, monotonic arrival) of each scripted request: the turn clock (`core.effects.turn_spans`)."""
     offered_tools: list[str] = field(default_factory=list)

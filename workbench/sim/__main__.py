@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     repo = directory(args.repo, "--repo")
     plugin = directory(args.plugin, "--plugin") if args.plugin else None
     home = directory(args.home, "--home") if args.home else Path(os.environ.get("HOME", str(repo)))
-    ws = Workspace(repo, plugin=plugin, home=home, timeout=args.timeout)
+    ws = Workspace(repo, plugin=plugin, home=home, timeout=args.timeout, transcript=bool(args.home))
     model = args.model or ("sim-script" if args.script else "sim-policy")
     writer = StreamWriter(buffered(sys.stdout), model=model)
     if args.fault == "no-output":

@@ -9,12 +9,15 @@ subagent's last text is the call's result.
 
 from __future__ import annotations
 
+import json
+import re
 import time
 
 from workbench.core.hostinfo import claude_call
+from workbench.core.offered import skill_description
 from workbench.modelstub.script import AgentSpec, Script, ScriptCall, Step
 from workbench.sim.stream import StreamWriter
-from workbench.sim.tools import Outcome, Workspace, plugin_name
+from workbench.sim.tools import Outcome, SkillInfo, Workspace, plugin_name
 
 TOOLS = ["Task", "Read", "Bash", "Edit", "Write", "Skill"]
 FINAL_TEXT = "Done."
@@ -96,3 +99,30 @@ def start(ws: Workspace, writer: StreamWriter, version: str) -> None:
     plugins = [{"name": plugin_name(ws.plugin), "path": str(ws.plugin)}] if ws.plugin is not None else []
     writer.init(cwd=str(ws.repo), tools=TOOLS, skills=[s.qualified for s in ws.skills], plugins=plugins,
                 version=version)
+    write_listing(ws, writer.session_id)
+
+
+def write_listing(ws: Workspace, session_id: str) -> None:
+    """What the sim offered its model, kept as Claude Code keeps it: a `skill_listing` attachment
+    (`- name: description` lines) in the session's transcript under the run's HOME, so the runner's
+    offered proof reads the sim like the host it imitates. No `--home` given: nothing is written."""
+    if ws.home is None or not ws.transcript or not ws.skills:
+        return
+    slug = re.sub(r"[^A-Za-z0-9]", "-", str(ws.repo))
+    folder = ws.home / ".claude" / "projects" / slug
+    content = "\n".join(f"- {s.qualified}: {_description(s)}" for s in ws.skills)
+    line = {"type": "attachment", "sessionId": session_id, "cwd": str(ws.repo),
+            "attachment": {"type": "skill_listing", "content": content, "names": [s.qualified for s in ws.skills]}}
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with (folder / f"{session_id}.jsonl").open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+    except OSError:
+        return
+
+
+def _description(skill: SkillInfo) -> str:
+    try:
+        return skill_description(skill.path.read_text(encoding="utf-8")) or skill.description
+    except (OSError, UnicodeDecodeError):
+        return skill.description

@@ -99,8 +99,10 @@ class Workspace:
     """The directories of one run and the tools that act on them."""
 
     def __init__(self, repo: Path, *, plugin: Path | None = None, home: Path | None = None,
-                 timeout: float = 120.0) -> None:
+                 timeout: float = 120.0, transcript: bool = False) -> None:
         self.repo = repo.resolve()
+        self.transcript = transcript
+        """Keep a transcript of what was offered under HOME, as Claude Code does (only a HOME given to the run)."""
         self.plugin = plugin.resolve() if plugin is not None else None
         self.home = home.resolve() if home is not None else None
         self.timeout = timeout

@@ -20,6 +20,7 @@ from typing import Any
 
 from workbench.core.events import ParsedRun, RunEnded
 from workbench.core.models import Usage
+from workbench.core.offered import claude_rows
 from workbench.core.parsers.claude import ClaudeParser
 from workbench.core.parsers.common import failed_read_paths, flatten_text, get_dict, get_int, get_str
 from workbench.core.sessions import Part, SessionFile, SessionRun, json_lines, merge_parts
@@ -86,12 +87,24 @@ def _facts(obj: dict[str, Any], run: SessionRun) -> None:
         run.finished_at = max(run.finished_at or ts, ts)
 
 
+def skill_listing(obj: dict[str, Any]) -> dict[str, str] | None:
+    """Name -> description as listed, of a transcript line holding Claude Code's `skill_listing`
+    attachment (what the model was offered); a name given without its line lists no description.
+    None: not such a line."""
+    attachment = get_dict(obj, "attachment")
+    if get_str(attachment, "type") != "skill_listing":
+        return None
+    rows = dict.fromkeys((n for n in attachment.get("names") or [] if isinstance(n, str)), "")
+    rows.update(claude_rows(get_str(attachment, "content") or ""))
+    return rows
+
+
 def _own_line(obj: dict[str, Any], run: SessionRun, context: list[str]) -> None:
     _facts(obj, run)
     attachment = get_dict(obj, "attachment")
-    if get_str(attachment, "type") == "skill_listing":
-        names = [n for n in attachment.get("names") or [] if isinstance(n, str)]
-        run.offered_skills += [n for n in names if n not in run.offered_skills]
+    rows = skill_listing(obj)
+    if rows is not None:
+        run.offered_skills += [n for n in rows if n not in run.offered_skills]
     for key in ("content", "addedLines"):
         if key in attachment:
             context.append(flatten_text(attachment[key]) if not isinstance(attachment[key], list)
