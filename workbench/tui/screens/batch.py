@@ -106,7 +106,8 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             yield script_select("script", view.scripts)
             yield effort_select("effort", list(view.ws.config.defaults.hosts))
             caps = batch_caps()
-            yield labelled(Input("3", placeholder="runs per cell", id="runs"), f"runs ≤{caps['runs']}")
+            yield labelled(Input("3", placeholder="runs per cell", id="runs"),
+                           f"runs ≤{caps['runs']} · plan ≤{caps['planned']}")
             yield labelled(Input("2", placeholder="jobs", id="jobs"), f"jobs ≤{caps['jobs']}")
             yield Box("confined", True, id="confined")
         with Horizontal(classes="form", id="batch-decide"):
