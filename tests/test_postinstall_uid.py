@@ -65,6 +65,7 @@ def postinstall(w: World, host: str, installed: Path | None, script: dict[str, A
     return w.record.read_text()
 
 
+@pytest.mark.bwrap
 @pytest.mark.parametrize("host", ["sim", "claude"])
 def test_a_postinstall_run_is_refused_a_root_only_file_outside_the_masks(
         tmp_path: Path, host: str, hosts_dir: Path | None, root_only: tuple[Path, str]) -> None:
@@ -91,6 +92,7 @@ def test_control_an_unconfined_postinstall_reads_the_root_only_file(tmp_path: Pa
     assert text in (into / "repo" / "stolen.txt").read_text() and owners == [0]
 
 
+@pytest.mark.bwrap
 def test_the_postinstall_proof_checks_the_root_only_file(tmp_path: Path) -> None:
     w = make_world(tmp_path)
     conf = confinement_for("postinstall", home=w.home, checkouts=[w.ws], host="claude", plugin=w.ws / "plugin")
