@@ -212,6 +212,8 @@ SLOW: tuple[str, ...] = (
     "tests/test_tui_authoring.py::test_promote_runs_a_batch_with_progress_and_results",
     "tests/test_tui_batch_decide.py::test_until_decided_form_shows_the_forecast_then_runs_with_the_rule",
     "tests/test_tui_batch_form.py::test_a_plan_above_the_threshold_asks_before_it_starts",
+    "tests/test_tui_bounds.py::test_the_form_shows_the_caps_and_refuses_numbers_outside_them",
+    "tests/test_postinstall_uid.py::test_control_an_unconfined_postinstall_reads_the_root_only_file",
     "tests/test_tui_batch_form.py::test_abort_during_start_up_stops_before_any_run",
     "tests/test_tui_batch_form.py::test_runs_typed_as_a_fraction_or_exponent_is_refused_naming_the_field",
     "tests/test_tui_batch_numbers.py::test_raising_runs_shows_the_files_totals_for_the_plan",
