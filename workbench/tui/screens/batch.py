@@ -106,8 +106,7 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             yield script_select("script", view.scripts)
             yield effort_select("effort", list(view.ws.config.defaults.hosts))
             caps = batch_caps()
-            yield labelled(Input("3", placeholder="runs per cell", id="runs"),
-                           f"runs ≤{caps['runs']} · plan ≤{caps['planned']}")
+            yield labelled(Input("3", placeholder="runs per cell", id="runs"), f"runs ≤{caps['runs']}")
             yield labelled(Input("2", placeholder="jobs", id="jobs"), f"jobs ≤{caps['jobs']}")
             yield Box("confined", True, id="confined")
         with Horizontal(classes="form", id="batch-decide"):
@@ -272,7 +271,7 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             return
         self.query_one("#estimate", Static).update(
             f"plan: {len(f.cases)} case(s) × {f.runs} runs × {len(f.hosts)} host(s) × {len(f.arms)} arm(s) · "
-            f"{f.jobs} at once")
+            f"{f.jobs} at once · at most {batch_caps()['planned']:,} planned runs")
         self.forecast_job(f, self.view.ws.records_dir)
 
     @work(thread=True, exclusive=True, group="forecast", exit_on_error=False)
