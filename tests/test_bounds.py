@@ -134,7 +134,7 @@ def test_a_huge_script_is_refused_by_its_size_in_flat_memory(tmp_path: Path, mon
     assert not w.record.exists()
 
 
-def test_a_huge_case_file_or_import_is_refused_by_its_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+def test_a_huge_case_file_scenario_or_import_is_refused_by_its_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     w = make_world(tmp_path)
     monkeypatch.chdir(w.ws)
@@ -144,11 +144,15 @@ def test_a_huge_case_file_or_import_is_refused_by_its_size(tmp_path: Path, monke
         assert main(["case", "import", str(big), "--format", "skill-creator", "--out", str(tmp_path / "out")]) == 2
         sparse(w.ws / "cases" / "huge.toml", 200 * 1024 * 1024)
         assert main([*BATCH, "--record", str(w.record)]) == 2
+        (w.ws / "canaries").mkdir(exist_ok=True)
+        sparse(w.ws / "canaries" / "huge-scenario.json", 200 * 1024 * 1024)
+        assert main(["selftest", "--host", "sim"]) == 2
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 2 and "evals.json" in lines[0] and "huge.toml" in lines[1], lines
+    assert len(lines) == 3 and "evals.json" in lines[0] and "huge.toml" in lines[1], lines
+    assert "huge-scenario.json" in lines[2], lines
     assert all("above the cap of" in line for line in lines), lines
     assert peak < 20_000_000, peak
     assert not (tmp_path / "out").exists() and not w.record.exists()
