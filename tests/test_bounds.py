@@ -12,7 +12,7 @@ from batch_support import config, make_world
 from workbench.cli import main
 from workbench.core.errors import InputError
 from workbench.runner.batch import check_plan, plan
-from workbench.runner.bounds import CAPS, MAX_PLANNED, check_batch
+from workbench.runner.bounds import CAPS, MAX_PLANNED, MAX_RUNS, check_batch
 
 
 def test_a_million_runs_is_refused_in_flat_memory(tmp_path: Path) -> None:
@@ -32,7 +32,7 @@ def test_a_million_runs_is_refused_in_flat_memory(tmp_path: Path) -> None:
 
 def test_the_product_is_capped_not_only_each_number() -> None:
     with pytest.raises(InputError, match="planned runs, above the cap"):
-        check_batch(runs=CAPS["--runs"], jobs=1, cases=50, hosts=5, arms=2)
+        check_batch(runs=MAX_RUNS, jobs=1, cases=50, hosts=5, arms=2)
     assert check_batch(runs=10, jobs=4, cases=3, hosts=2, arms=2) == 120
     with pytest.raises(InputError, match="at least 1"):
         check_batch(runs=1, jobs=0, cases=1, hosts=1, arms=1)
