@@ -1,9 +1,11 @@
-"""Token refresh through a read-only login, measured with the real Codex CLI: an expired ChatGPT login, its
-refresh endpoint pointed at a token server on 127.0.0.1 (`CODEX_REFRESH_TOKEN_URL_OVERRIDE`), its
-backend too (`chatgpt_base_url`), run inside our confinement with the login bound read-only as every
-door binds it. Judged from outside: Codex asks for a new token, cannot write it (EROFS), never writes
-it anywhere else, and fails; the adapter reads that as a failed login write (`login-refresh`). The
-control, a writable login: the refreshed token is written in place and nothing is read as a failure."""
+"""Token refresh through a read-only login, measured with the real CLIs and an expired login.
+
+Codex: its refresh endpoint pointed at a token server on 127.0.0.1 (`CODEX_REFRESH_TOKEN_URL_OVERRIDE`),
+its backend too (`chatgpt_base_url`). Claude Code: its token URL is fixed, so every vendor host is an
+HTTPS proxy on 127.0.0.1 with a test CA the CLI is told to trust (`NODE_EXTRA_CA_CERTS`). Each runs in
+our confinement with the login bound read-only as every door binds it. Judged from outside: the host
+asks for a new token, cannot save it, never writes it anywhere else, and fails; its adapter reads that
+as a failed login write (`login-refresh`). The controls, a writable login: the new token is saved."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import hashlib
 import json
 import os
 import shutil
+import ssl
 import subprocess
 import threading
 import time
@@ -154,3 +157,130 @@ def test_control_a_writable_login_takes_the_refreshed_token(tmp_path: Path, inst
     assert server.refreshes >= 1 and "refresh-new" in login.read_text()
     assert not adapter("codex").login_write_failed(stderr)
     assert reason_for(tmp_path, stderr) == "no-output"  # the same run, its login written: no login-refresh
+
+
+class Vendor(ThreadingHTTPServer):
+    """An HTTPS proxy on 127.0.0.1 that is every vendor host (TLS with a test CA the host is told to trust):
+    the OAuth token endpoint answers new tokens, the API says the token expired; it notes each request."""
+
+    def __init__(self, context: ssl.SSLContext) -> None:
+        super().__init__(("127.0.0.1", 0), VendorHandler)
+        self.context = context
+        self.refreshes: list[str] = []
+        self.bearers: list[str] = []
+
+
+class VendorHandler(BaseHTTPRequestHandler):
+    server: Vendor
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_CONNECT(self) -> None:
+        self.send_response(200, "Connection established")
+        self.end_headers()
+        tls = self.server.context.wrap_socket(self.connection, server_side=True)
+        self.connection, self.rfile, self.wfile = tls, tls.makefile("rb"), tls.makefile("wb")
+        self.close_connection = False
+
+    def do_GET(self) -> None:
+        body = self.rfile.read(int(self.headers.get("content-length") or 0)).decode(errors="replace")
+        if self.path.endswith("/oauth/token"):
+            self.server.refreshes.append(json.loads(body).get("refresh_token", ""))
+            status, data = 200, {"access_token": "sk-ant-oat01-NEW", "refresh_token": "sk-ant-ort01-NEW",
+                                 "expires_in": 3600, "token_type": "Bearer", "scope": "user:inference user:profile"}
+        else:
+            if self.path.startswith("/v1/messages"):
+                self.server.bearers.append(self.headers.get("authorization", ""))
+            status, data = 401, {"type": "error", "error": {"type": "authentication_error",
+                                                            "message": "OAuth token has expired"}}
+        raw = json.dumps(data).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+        self.wfile.flush()
+
+    do_POST = do_GET
+
+
+@pytest.fixture
+def vendor(tmp_path: Path) -> Iterator[tuple[Vendor, Path]]:
+    """The vendor stand-in and its CA certificate (made with openssl for this test)."""
+    pki = tmp_path / "pki"
+    pki.mkdir()
+    names = "DNS:platform.claude.com,DNS:api.anthropic.com,DNS:claude.ai"
+    for argv in (["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "1",
+                  "-subj", "/CN=workbench test CA", "-addext", "basicConstraints=critical,CA:TRUE",
+                  "-addext", "keyUsage=critical,keyCertSign"],
+                 ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "srv.key", "-out", "srv.csr", "-subj", "/CN=vendor"],
+                 ["x509", "-req", "-in", "srv.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+                  "srv.pem", "-days", "1", "-extfile", "ext.cnf"]):
+        (pki / "ext.cnf").write_text(f"subjectAltName={names}\nextendedKeyUsage=serverAuth\n")
+        subprocess.run(["openssl", *argv], cwd=pki, check=True, capture_output=True)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(pki / "srv.pem", pki / "srv.key")
+    srv = Vendor(context)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield srv, pki / "ca.pem"
+    srv.shutdown()
+    srv.server_close()
+
+
+def claude_with_expired_login(tmp_path: Path, installed: Path, vendor: Vendor, ca: Path,
+                              writable: bool) -> tuple[Path, str]:
+    """Run `claude -p` confined, its expired OAuth login bound read-only (WRITABLE: a plain copy in the run),
+    every vendor host reached through VENDOR; (the login file, Claude's stream and stderr)."""
+    binary = find_binary("claude", installed)
+    assert binary is not None
+    real_home, run_dir = tmp_path / "real-home", tmp_path / "run"
+    login = real_home / ".claude" / ".credentials.json"
+    login.parent.mkdir(parents=True)
+    login.write_text(json.dumps({"claudeAiOauth": {
+        "accessToken": "sk-ant-oat01-OLD", "refreshToken": "sk-ant-ort01-OLD", "expiresAt": int(time.time() - 3600) * 1000,
+        "scopes": ["user:inference", "user:profile"], "subscriptionType": "pro"}}), encoding="utf-8")
+    home = run_dir / "home"
+    for folder in (home / ".claude", run_dir / "tmp", run_dir / "repo"):
+        folder.mkdir(parents=True)
+    (home / ".claude.json").write_text(json.dumps({"hasCompletedOnboarding": True, "oauthAccount": {
+        "accountUuid": "u", "emailAddress": "user@example.com", "organizationUuid": "o"}}))
+    shutil.copy(ca, run_dir / "ca.pem")
+    before = hashlib.sha256(login.read_bytes()).hexdigest()
+    conf = Confinement(real_home)
+    if writable:
+        login = Path(shutil.copy(login, home / ".claude" / ".credentials.json"))
+    else:
+        (home / ".claude" / ".credentials.json").touch()  # the mount point, as `Confinement.wrap` makes it
+    port = vendor.server_address[1]
+    proxy = f"http://127.0.0.1:{port}"
+    env = {"HTTPS_PROXY": proxy, "https_proxy": proxy, "NODE_EXTRA_CA_CERTS": str(run_dir / "ca.pem")}
+    argv = conf.argv(run_dir, run_dir / "repo", [str(binary), "-p", "say hi", "--output-format", "stream-json",
+                                                 "--verbose"],
+                     ro_binds={} if writable else {login: home / ".claude" / ".credentials.json"}, env=env,
+                     reach=[f"127.0.0.1:{port}"])
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,
+                          env={"PATH": "/usr/bin:/bin"}, check=False)
+    assert writable or hashlib.sha256(login.read_bytes()).hexdigest() == before  # judged from outside
+    return login, done.stdout + done.stderr
+
+
+def test_claude_cannot_save_a_refreshed_token_and_the_run_says_login_refresh(
+        tmp_path: Path, installed_hosts: Path, vendor: tuple[Vendor, Path]) -> None:
+    server, ca = vendor
+    login, output = claude_with_expired_login(tmp_path, installed_hosts, server, ca, writable=False)
+    assert server.refreshes and set(server.refreshes) == {"sk-ant-ort01-OLD"}  # asked, again and again
+    assert "sk-ant-ort01-OLD" in login.read_text()  # unchanged (hashed before and after)
+    assert sorted(p.name for p in (tmp_path / "real-home").rglob("*")) == [".claude", ".credentials.json"]
+    assert server.bearers and set(server.bearers) == {"Bearer sk-ant-oat01-OLD"}  # never the new token
+    assert "OAuth token has expired" in output
+    assert adapter("claude").login_write_failed(output)
+
+
+def test_control_claude_with_a_writable_login_saves_and_uses_the_new_token(
+        tmp_path: Path, installed_hosts: Path, vendor: tuple[Vendor, Path]) -> None:
+    server, ca = vendor
+    login, _ = claude_with_expired_login(tmp_path, installed_hosts, server, ca, writable=True)
+    assert "sk-ant-ort01-NEW" in login.read_text()
+    assert "Bearer sk-ant-oat01-NEW" in server.bearers
