@@ -1,8 +1,8 @@
 """Token refresh through a read-only login, measured with the real CLIs and an expired login.
 
 Codex: its refresh endpoint pointed at a token server on 127.0.0.1 (`CODEX_REFRESH_TOKEN_URL_OVERRIDE`),
-its backend too (`chatgpt_base_url`). Claude Code: its token URL is fixed, so every vendor host is an
-HTTPS proxy on 127.0.0.1 with a test CA the CLI is told to trust (`NODE_EXTRA_CA_CERTS`). Each runs in
+its backend too (`chatgpt_base_url`). Claude Code and Gemini CLI: their token URLs are fixed, so every
+vendor host is an HTTPS proxy on 127.0.0.1 with a test CA the CLI is told to trust (`NODE_EXTRA_CA_CERTS`). Each runs in
 our confinement with the login bound read-only as every door binds it. Judged from outside: the host
 asks for a new token, cannot save it, never writes it anywhere else, and fails; its adapter reads that
 as a failed login write (`login-refresh`). The controls, a writable login: the new token is saved."""
@@ -18,6 +18,7 @@ import ssl
 import subprocess
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -185,8 +186,9 @@ class VendorHandler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         body = self.rfile.read(int(self.headers.get("content-length") or 0)).decode(errors="replace")
-        if self.path.endswith("/oauth/token"):
-            self.server.refreshes.append(json.loads(body).get("refresh_token", ""))
+        if self.path.endswith("/oauth/token") or self.path == "/token":  # Claude's, Google's
+            fields = json.loads(body) if body.startswith("{") else dict(urllib.parse.parse_qsl(body))
+            self.server.refreshes.append(fields.get("refresh_token", ""))
             status, data = 200, {"access_token": "sk-ant-oat01-NEW", "refresh_token": "sk-ant-ort01-NEW",
                                  "expires_in": 3600, "token_type": "Bearer", "scope": "user:inference user:profile"}
         else:
@@ -210,7 +212,7 @@ def vendor(tmp_path: Path) -> Iterator[tuple[Vendor, Path]]:
     """The vendor stand-in and its CA certificate (made with openssl for this test)."""
     pki = tmp_path / "pki"
     pki.mkdir()
-    names = "DNS:platform.claude.com,DNS:api.anthropic.com,DNS:claude.ai"
+    names = "DNS:platform.claude.com,DNS:api.anthropic.com,DNS:claude.ai,DNS:*.googleapis.com"
     for argv in (["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "1",
                   "-subj", "/CN=workbench test CA", "-addext", "basicConstraints=critical,CA:TRUE",
                   "-addext", "keyUsage=critical,keyCertSign"],
@@ -284,3 +286,57 @@ def test_control_claude_with_a_writable_login_saves_and_uses_the_new_token(
     login, _ = claude_with_expired_login(tmp_path, installed_hosts, server, ca, writable=True)
     assert "sk-ant-ort01-NEW" in login.read_text()
     assert "Bearer sk-ant-oat01-NEW" in server.bearers
+
+
+def gemini_with_expired_login(tmp_path: Path, installed: Path, vendor: Vendor, ca: Path,
+                              writable: bool) -> tuple[Path, str]:
+    """Run `gemini -p` confined, its expired Google login bound read-only (WRITABLE: a plain copy in the run),
+    every Google host reached through VENDOR; (the login file, Gemini's stream and stderr)."""
+    binary = find_binary("gemini", installed)
+    assert binary is not None
+    real_home, run_dir = tmp_path / "real-home", tmp_path / "run"
+    login = real_home / ".gemini" / "oauth_creds.json"
+    login.parent.mkdir(parents=True)
+    login.write_text(json.dumps({"access_token": "ya29.OLD", "refresh_token": "1//OLD", "token_type": "Bearer",
+                                 "scope": "https://www.googleapis.com/auth/cloud-platform",
+                                 "expiry_date": int(time.time() - 3600) * 1000}), encoding="utf-8")
+    home = run_dir / "home"
+    for folder in (home / ".gemini", run_dir / "tmp", run_dir / "repo"):
+        folder.mkdir(parents=True)
+    (home / ".gemini" / "settings.json").write_text(json.dumps({"security": {"auth": {"selectedType": "oauth-personal"}}}))
+    shutil.copy(ca, run_dir / "ca.pem")
+    before = hashlib.sha256(login.read_bytes()).hexdigest()
+    conf = Confinement(real_home)
+    if writable:
+        login = Path(shutil.copy(login, home / ".gemini" / "oauth_creds.json"))
+    else:
+        (home / ".gemini" / "oauth_creds.json").touch()  # the mount point, as `Confinement.wrap` makes it
+    port = vendor.server_address[1]
+    proxy = f"http://127.0.0.1:{port}"
+    env = {"HTTPS_PROXY": proxy, "https_proxy": proxy, "NODE_EXTRA_CA_CERTS": str(run_dir / "ca.pem"),
+           "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    argv = conf.argv(run_dir, run_dir / "repo", [str(binary), "-p", "say hi", "-o", "stream-json"],
+                     ro_binds={} if writable else {login: home / ".gemini" / "oauth_creds.json"}, env=env,
+                     reach=[f"127.0.0.1:{port}"])
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,
+                          env={"PATH": os.environ["PATH"]}, check=False)
+    assert writable or hashlib.sha256(login.read_bytes()).hexdigest() == before  # judged from outside
+    return login, done.stdout + done.stderr
+
+
+def test_gemini_cannot_save_a_refreshed_token_and_the_run_says_login_refresh(
+        tmp_path: Path, installed_hosts: Path, vendor: tuple[Vendor, Path]) -> None:
+    server, ca = vendor
+    login, output = gemini_with_expired_login(tmp_path, installed_hosts, server, ca, writable=False)
+    assert server.refreshes == ["1//OLD"]  # asked once
+    assert "ya29.OLD" in login.read_text()  # unchanged (hashed before and after)
+    assert sorted(p.name for p in (tmp_path / "real-home").rglob("*")) == [".gemini", "oauth_creds.json"]
+    assert "EROFS: read-only file system" in output and "oauth_creds.json" in output
+    assert adapter("gemini").login_write_failed(output)
+
+
+def test_control_gemini_with_a_writable_login_saves_the_new_token(
+        tmp_path: Path, installed_hosts: Path, vendor: tuple[Vendor, Path]) -> None:
+    server, ca = vendor
+    login, output = gemini_with_expired_login(tmp_path, installed_hosts, server, ca, writable=True)
+    assert "sk-ant-oat01-NEW" in login.read_text() and not adapter("gemini").login_write_failed(output)
