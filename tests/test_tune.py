@@ -119,9 +119,9 @@ def test_good_row_gets_no_winner(tmp_path: Path, capsys: pytest.CaptureFixture[s
     (["release", "--budget-runs", "10"], "too small to decide"),
     (["release", "--proposer", "claude:sonnet"], "claude"),
     (["release", "--proposer", "nohost"], "proposer 'nohost'"),
-    (["release", "--max-runs", "5000"], "--max-runs: --max-runs 5000 is above the cap of 1,000"),
-    (["release", "--holdout-runs", "0"], "--holdout-runs: --holdout-runs must be at least 1"),
-    (["release", "--jobs", "65"], "--jobs 65 is above the cap of 64"),
+    (["release", "--max-runs", "5000"], "--max-runs: 5,000 is above the cap of 1,000"),
+    (["release", "--holdout-runs", "0"], "--holdout-runs: must be at least 1"),
+    (["release", "--jobs", "65"], "--jobs: 65 is above the cap of 64"),
 ])
 def test_bad_input_is_one_line_exit_2_nothing_run(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                   monkeypatch: pytest.MonkeyPatch, args: list[str], says: str) -> None:

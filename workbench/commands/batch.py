@@ -191,7 +191,8 @@ def form_of(args: argparse.Namespace) -> BatchForm:
                      silence_timeout=args.silence_timeout, guard=tuple(map(Path, args.guard)),
                      home=Path(args.home) if args.home else None, until_decided=args.until_decided,
                      alpha=args.alpha, max_runs=args.max_runs, control=args.control, tier=args.tier,
-                     executor=executor_choice(args), infra_retries=args.infra_retries)
+                     executor=executor_choice(args), infra_retries=args.infra_retries,
+                     budget_usd=args.budget_usd, budget_tokens=args.budget_tokens)
 
 
 def executor_choice(args: argparse.Namespace) -> ExecutorChoice:

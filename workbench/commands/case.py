@@ -12,6 +12,7 @@ from workbench.core.case_import import IMPORTERS
 from workbench.core.case_templates import TEMPLATES, from_template, naive_problems, non_discriminating
 from workbench.core.cases import load_cases
 from workbench.core.errors import InputError
+from workbench.core.filesize import MAX_IMPORT_BYTES, check_size
 from workbench.core.records import load_files
 from workbench.core.routing import find_row, unknown_row_message
 from workbench.core.workspace import load_workspace
@@ -81,6 +82,7 @@ def run_import(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.is_file():
         raise InputError("no such file", file=str(path))
+    check_size(path, MAX_IMPORT_BYTES, "the file to import", "FILE")  # by stat, before a byte is read
     rows = workspace_rows(ws)
     imported = IMPORTERS[args.format](path, rows, target=args.target)
     out = Path(args.out) if args.out else ws.cases_dir

@@ -40,8 +40,10 @@ def default_hosts() -> list[str]:
 def run(args: argparse.Namespace) -> int:
     """Run and print the table."""
     from workbench.core.errors import InputError
+    from workbench.runner.doors import check_workers
     from workbench.runner.selftest import load_scenarios, run_selftest
 
+    check_workers(args.workers)
     ws = load_workspace()
     scenarios = load_scenarios(ws.canaries_dir)
     if args.only:

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from workbench.core.errors import InputError
+from workbench.core.filesize import MAX_CASE_BYTES, check_size
 from workbench.core.locate import field_name, key_line, parse_toml
 from workbench.core.models import Case
 from workbench.core.moments import parse_moment
@@ -95,6 +96,7 @@ def parse_case(data: Any, *, file: str | None = None, text: str = "", default_id
 def load_case(path: str | Path, rows: list[Row] | None = None, recorded: dict[str, str] | None = None) -> Case:
     """Load one case from a TOML file; ROWS (and RECORDED) default to its workspace's."""
     path = Path(path)
+    check_size(path, MAX_CASE_BYTES, "the case file")  # by stat, before a byte is read
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

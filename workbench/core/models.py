@@ -384,6 +384,7 @@ class RunRecord(BaseModel):
     valid: bool = Field(default=True, description="False: the run measured nothing (see invalid_reason).")
     invalid_reason: str | None = Field(
         default=None, description="timeout, no-output, host-error, host-crashed, quota, guard, cancelled, "
+                                  "login-refresh (the host could not write its refreshed login), "
                                   "not-offered (the row never reached the model: never a skip).")
     tool_calls: int | None = Field(default=None, description="Calls the run made in all (calls keeps fewer).")
     failed_calls: list[int] = Field(default_factory=list, description="Indexes of calls that failed or were refused.")

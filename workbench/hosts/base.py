@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,12 @@ def file_digest(path: Path) -> str | None:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError:
         return None
+
+
+_WRITE_ERROR = re.compile(r"EROFS|EACCES|EBUSY|EPERM|read-only file system|permission denied|"
+                          r"resource busy|operation not permitted|os error (30|13|16|1)\b", re.IGNORECASE)
+"""An OS refusal to write, as Node (`EROFS: read-only file system, open '...'`) and Rust (`Read-only file
+system (os error 30)`) print it."""
 
 
 def login_digests(paths: Iterable[Path]) -> dict[str, str | None]:
@@ -171,6 +178,19 @@ class HostAdapter:
     """The reasoning-effort levels the CLI takes (`effort_argv`); empty: it takes none, and a run that
     asks for one is refused (`runner.request.build_request`) rather than recorded with an effort the
     host never ran with."""
+    refresh_failures: ClassVar[tuple[str, ...]] = ()
+    """The host's own words when it could not save a refreshed login (besides an OS write error naming a
+    login file, which every adapter knows: `login_write_failed`)."""
+
+    def login_write_failed(self, text: str) -> bool:
+        """TEXT (the run's error and stderr tail) says the host could not write one of its login files:
+        a write error (read-only file system, permission denied, busy) on the same line as a login file's
+        name, or one of `refresh_failures`. The run is then `login-refresh`, never a silent fallback."""
+        names = {Path(rel).name for rel in self.login_files}
+        lowered = text.lower()
+        if any(words.lower() in lowered for words in self.refresh_failures):
+            return True
+        return any(_WRITE_ERROR.search(line) and any(n in line for n in names) for line in text.splitlines())
 
     def build(self, run: RunSpec) -> Launch:
         raise NotImplementedError

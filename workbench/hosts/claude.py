@@ -30,6 +30,11 @@ class ClaudeAdapter(HostAdapter):
     login_files = (".claude/.credentials.json", ".claude.json")
     skills_dir = ".claude/skills"
     api_hosts = ("api.anthropic.com:443",)
+    refresh_failures = ("OAuth token has expired",)
+    """Measured (tests/test_login_refresh.py): through a read-only login Claude Code asks for a new token,
+    cannot save it, prints nothing, goes on with the expired one and ends `Failed to authenticate. API
+    Error: 401 OAuth token has expired`. Its token endpoint (platform.claude.com) is not in `api_hosts`:
+    confined, a refresh never reaches it, so the user's refresh token is never spent."""
     efforts = HOSTS["claude"].efforts
     """`claude --help`: `--effort <level>`, "Effort level for the current session"."""
 

@@ -50,6 +50,11 @@ class CodexAdapter(HostAdapter):
     login_files = (".codex/auth.json",)
     skills_dir = ".codex/skills"
     api_hosts = ("api.openai.com:443", "chatgpt.com:443")
+    refresh_failures = ("Failed to refresh token:",)
+    """Measured (tests/test_login_refresh.py): `credential file is read-only` as the sandbox uid, `Read-only
+    file system (os error 30)` otherwise; retried on every request, then exit 1. Its refresh endpoint
+    (auth.openai.com) is not in `api_hosts`: confined, a refresh never reaches it, so the user's refresh
+    token is never spent on a token that could not be saved."""
     efforts = HOSTS["codex"].efforts
     """The `model_reasoning_effort` config values, set with `-c` for this run only."""
 

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from workbench.core.errors import InputError
+from workbench.core.filesize import MAX_SCRIPT_BYTES, check_size
 from workbench.core.locate import field_name, key_line, parse_toml
 
 CallKind = Literal["read", "shell", "edit", "write", "skill", "agent"]
@@ -200,6 +201,7 @@ def parse_script(data: Any, *, file: str | None = None, toml_text: str | None = 
 def load_script(path: str | Path) -> Script:
     """Load a script from a .json or .toml file (other names are read as JSON)."""
     path = Path(path)
+    check_size(path, MAX_SCRIPT_BYTES, "the script", "--script")  # by stat, before a byte is read
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

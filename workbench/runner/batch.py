@@ -252,7 +252,8 @@ def plan(cfg: BatchConfig) -> list[Planned]:
     InputError, before anything is planned, for numbers above their caps (`runner/bounds.py`)."""
     from workbench.runner.bounds import check_batch
 
-    check_batch(runs=cfg.runs, jobs=cfg.jobs, cases=len(cfg.cases), hosts=len(cfg.hosts), arms=len(cfg.arms))
+    check_batch(runs=cfg.runs, jobs=cfg.jobs, cases=len(cfg.cases), hosts=len(cfg.hosts), arms=len(cfg.arms),
+                runs_flag="--max-runs" if cfg.until_decided else "--runs")
     out: list[Planned] = []
     slot = 0
     cells = ([(case, run) for run in range(cfg.runs) for case in cfg.cases] if cfg.until_decided
@@ -394,7 +395,8 @@ def check_plan(cfg: BatchConfig) -> dict[str, Path]:
     from workbench.runner.fixture import check_possible
     from workbench.runner.request import check_effort
 
-    check_batch(runs=cfg.runs, jobs=cfg.jobs, cases=len(cfg.cases), hosts=len(cfg.hosts), arms=len(cfg.arms))
+    check_batch(runs=cfg.runs, jobs=cfg.jobs, cases=len(cfg.cases), hosts=len(cfg.hosts), arms=len(cfg.arms),
+                runs_flag="--max-runs" if cfg.until_decided else "--runs")
     if cfg.until_decided:
         if len(cfg.arms) < 2:
             raise InputError("--until-decided compares two arms; give --arms A=REF,B=REF", field="--arms")

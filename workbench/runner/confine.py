@@ -55,7 +55,7 @@ SECRET_DIRS = ("/etc/ssl/private", "/etc/sudoers.d", "/etc/NetworkManager/system
                "/root", "/home/*/.ssh", "/var/spool/cron")
 """Root-only files hidden inside (read as empty / an empty folder). Started by root, the sandbox runs
 as SANDBOX_UID (file modes then protect every other root-only file too); these stay masked for a
-non-root user's runs and for the post-install door, whose inner uid maps to the outer user."""
+non-root user's runs, whose inner uid maps to the outer user."""
 
 SANDBOX_UID = 59999
 """The outer uid a root-started sandbox runs as (`WORKBENCH_SANDBOX_UID` overrides): one no account
@@ -89,6 +89,75 @@ def login_copy(src: Path, run_dir: Path, uid: int) -> Path:
     os.chmod(copy, 0o400)
     os.lchown(copy, uid, uid)
     return copy
+
+
+WRITE_BACK = "write-back.json"
+"""In RUN/.live: each writable copy of a post-install run, its live path and its files' state when copied."""
+
+
+def _state(root: Path) -> dict[str, list[int]]:
+    """Each regular file under ROOT (or ROOT itself): relative path -> [size, mtime_ns]; links are not followed."""
+    if root.is_file() and not root.is_symlink():
+        st = root.lstat()
+        return {".": [st.st_size, st.st_mtime_ns]}
+    out: dict[str, list[int]] = {}
+    for folder, _, files in os.walk(root):
+        for name in files:
+            path = Path(folder) / name
+            st = path.lstat()
+            if path.is_file() and not path.is_symlink():
+                out[str(path.relative_to(root))] = [st.st_size, st.st_mtime_ns]
+    return out
+
+
+def live_copy(src: Path, run_dir: Path, uid: int, *, writable: bool = False, skip: Iterable[Path] = ()) -> Path:
+    """SRC of the live home (a file or a folder, links kept as links) copied into RUN_DIR/.live for UID, the
+    sandbox uid of a post-install run: the caller's files are not its to read. Folders in SKIP (bound
+    writable on their own) are copied empty, as mount points. A WRITABLE copy is noted for `write_back`."""
+    folder = run_dir / ".live"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    dest = folder / f"{len([p for p in folder.iterdir() if p.name != WRITE_BACK])}-{src.name}"
+    skipped = {Path(os.path.realpath(p)) for p in skip if Path(p) != src}
+    if src.is_dir() and not src.is_symlink():
+        shutil.copytree(src, dest, symlinks=True,
+                        ignore=lambda d, names: names if Path(os.path.realpath(d)) in skipped else [])
+    else:
+        shutil.copy2(src, dest, follow_symlinks=False)
+    hand_over(dest, uid)
+    if writable:
+        notes = folder / WRITE_BACK
+        known = json.loads(notes.read_text(encoding="utf-8")) if notes.is_file() else []
+        known.append({"copy": str(dest), "live": str(src), "state": _state(dest)})
+        notes.write_text(json.dumps(known), encoding="utf-8")
+    return dest
+
+
+def write_back(run_dir: Path, never: Iterable[Path] = ()) -> list[Path]:
+    """After a post-install run that dropped to the sandbox uid: each regular file the host made or changed in
+    a writable copy written to its live path (as the caller, links never followed, no path through a link,
+    never a file in NEVER: the live logins). The live paths written."""
+    notes = run_dir / ".live" / WRITE_BACK
+    if not notes.is_file():
+        return []
+    barred = {Path(os.path.realpath(p)) for p in never}
+    written: list[Path] = []
+    for entry in json.loads(notes.read_text(encoding="utf-8")):
+        copy, live, before = Path(entry["copy"]), Path(entry["live"]), entry["state"]
+        for rel, state in _state(copy).items():
+            if before.get(rel) == state:
+                continue
+            target = live if rel == "." else live / rel
+            through_link = any(p.is_symlink() for p in (target, *target.parents) if _under(p, live))
+            if through_link or Path(os.path.realpath(target)) in barred:
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            source = copy if rel == "." else copy / rel
+            temp = target.with_name(f".{target.name}.wb-{os.getpid()}")
+            shutil.copyfile(source, temp, follow_symlinks=False)
+            os.chmod(temp, source.lstat().st_mode & 0o666)
+            os.replace(temp, target)
+            written.append(target)
+    return written
 
 
 def hand_over(path: Path, uid: int) -> None:
@@ -161,12 +230,9 @@ class Confinement:
     run_as: int | None = field(default_factory=sandbox_uid)
     """The outer uid bwrap runs as (root outside: SANDBOX_UID; None keeps the caller's uid). Its binds
     then come as fds opened by root (`runner/dropuid.py`), logins as the sandbox uid's own read-only copies
-    (`login_copy`), and the run's repo, temp HOME and tmp are handed over to it. A
-    post-install run (`live`) keeps the caller's uid: the live install's files are the caller's."""
-
-    def __post_init__(self) -> None:
-        if self.live:
-            object.__setattr__(self, "run_as", None)
+    (`login_copy`), and the run's repo, temp HOME and tmp are handed over to it. A post-install run
+    (`live`) drops too: it sees the live install's config as the sandbox uid's own copies (`live_copy`),
+    and what it wrote into a writable copy is written back to the live home after it (`write_back`)."""
 
     def masks(self, extra: Iterable[str | Path] = ()) -> list[Path]:
         """Real home, checkouts (and EXTRA secret folders), outermost first, without nested repeats."""
@@ -229,7 +295,9 @@ class Confinement:
             shown = [*(("--ro-bind", p) for p in self.visible), *(("--bind", p) for p in self.writable)]
             for kind, keep in sorted(shown, key=lambda kp: len(kp[1].parts)):  # a login inside a writable folder
                 if _under(keep, mask) and (keep.exists() or keep.is_symlink()):  # is bound read-only after it
-                    argv += [*parents(keep, [mask]), kind, str(keep), str(keep)]
+                    source = keep if self.run_as is None else live_copy(
+                        keep, run_dir, self.run_as, writable=kind == "--bind", skip=self.writable)
+                    argv += [*parents(keep, [mask]), kind, str(source), str(keep)]
             argv += ["--remount-ro", str(mask)]
         own = (home, tmp, Path(os.path.realpath(repo)), *map(Path, writable))
         if self.run_as is not None and run_dir.is_dir():  # the run's own folders become the sandbox uid's;
@@ -247,8 +315,9 @@ class Confinement:
                 argv += ["--ro-bind", str(src), str(dest)]
             else:  # the sandbox uid could not read the root-only file: its own read-only copy, bound read-only
                 argv += ["--ro-bind", str(login_copy(src, run_dir, self.run_as)), str(dest)]
-        if (run_dir / ".logins").is_dir():  # the copies are seen only where they are bound
-            argv += ["--tmpfs", str(run_dir / ".logins")]
+        for copies in (".logins", ".live"):  # the copies are seen only where they are bound
+            if (run_dir / copies).is_dir():
+                argv += ["--tmpfs", str(run_dir / copies)]
         for name, value in self.inner_env(run_dir, env).items():
             argv += ["--setenv", name, value]
         argv += ["--chdir", str(Path(os.path.realpath(repo))), "--", *(DROP if self.run_as is not None else ()),

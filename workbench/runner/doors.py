@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from workbench.core.arms import DRAFT, WORKTREE, Arm, parse_arms, split_spec
 from workbench.core.errors import InputError
+from workbench.core.filesize import MAX_SCRIPT_BYTES, check_size
 from workbench.core.hostinfo import NAMES
 from workbench.core.models import Case, StopRule
 from workbench.modelstub import Script, load_script, parse_script
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EARLY_STOP", "BatchForm", "CanaryForm", "Draft", "PostinstallForm",
            "ScriptSource", "batch_caps", "batch_config", "can_confine", "canary_record", "canary_request", "carried_case",
-           "check_hosts", "confirm_above", "script_case", "whole_number",
+           "check_hosts", "check_numbers", "check_workers", "confirm_above", "script_case", "whole_number",
            "load_script_file", "login_problem", "postinstall_case", "postinstall_record", "postinstall_request",
            "select_cases"]
 
@@ -141,6 +142,9 @@ class BatchForm:
     tier: str | None = None
     executor: ExecutorChoice | None = None
     infra_retries: int = 0
+    budget_usd: float | None = None
+    budget_tokens: int | None = None
+    """Stop before the next run would pass these (`core.budget`); here only checked against their caps."""
     early_stop: int | None = EARLY_STOP
     """Stop when the first this many runs of a host are all invalid for one reason (None: never)."""
     cancel: threading.Event | None = field(default=None, compare=False)
@@ -155,9 +159,33 @@ CONFIRM_COST_USD = 5.0
 def batch_caps() -> dict[str, int]:
     """The runner's caps on a batch's numbers (runs per cell, jobs, planned runs: `runner/bounds.py`),
     for a form to show beside its fields and check before planning."""
-    from workbench.runner.bounds import CAPS
+    from workbench.runner.bounds import MAX_JOBS, MAX_PLANNED, MAX_RUNS
 
-    return {"runs": CAPS["--runs"], "jobs": CAPS["--jobs"], "planned": CAPS["planned"]}
+    return {"runs": MAX_RUNS, "jobs": MAX_JOBS, "planned": MAX_PLANNED}
+
+
+def check_numbers(form: CanaryForm | PostinstallForm | BatchForm) -> None:
+    """Every number of FORM within its floor and cap (`runner/bounds.py`), checked first: before a case,
+    script, arm or records file is loaded. InputError names the flag and the cap."""
+    from workbench.runner.bounds import check_budget, check_count, check_timeouts
+
+    check_timeouts(form.timeout, form.silence_timeout)
+    if not isinstance(form, BatchForm):
+        return
+    if form.runs is not None:
+        check_count("--runs", form.runs)
+    check_count("--jobs", form.jobs)
+    if form.max_runs is not None:
+        check_count("--max-runs", form.max_runs)
+    check_count("--infra-retries", form.infra_retries, least=0)
+    check_budget(form.budget_usd, form.budget_tokens)
+
+
+def check_workers(workers: int) -> int:
+    """The self-test's runs in parallel, from 1 to the jobs cap."""
+    from workbench.runner.bounds import check_count
+
+    return check_count("--workers", workers)
 
 
 def whole_number(raw: str, field: str, cap: int) -> int:
@@ -221,6 +249,7 @@ def script_case(path: Path | str) -> Case | None:
 
 def _script_json(path: Path) -> object:
     """A .json script file decoded; unreadable or invalid JSON is one InputError naming file and line."""
+    check_size(path, MAX_SCRIPT_BYTES, "the script", "--script")  # by stat, before a byte is read
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -299,6 +328,7 @@ def canary_request(ws: Workspace, form: CanaryForm) -> RunRequest:
     from workbench.runner.guard import checkouts_of
     from workbench.runner.request import build_request
 
+    check_numbers(form)
     check_hosts([form.host])
     plugin = form.plugin or ws.plugin_dir
     if not plugin.is_dir():
@@ -342,6 +372,7 @@ def postinstall_request(ws: Workspace, form: PostinstallForm) -> RunRequest:
     """The post-install RunRequest: the live HOME, the guard over the workspace, its plugin and GUARD."""
     from workbench.runner.request import build_request
 
+    check_numbers(form)
     check_hosts([form.host])
     home = form.home.resolve() if form.home is not None else Path.home()
     record = postinstall_record(ws, form)
@@ -388,6 +419,7 @@ def batch_config(ws: Workspace, form: BatchForm) -> BatchConfig:
     from workbench.runner.guard import Guard
     from workbench.runner.request import confinement_for
 
+    check_numbers(form)
     tier = _tier(ws, form.tier)
     hosts = list(form.hosts) or list((tier and tier.hosts) or ws.config.defaults.hosts)
     if not hosts:
@@ -407,12 +439,13 @@ def batch_config(ws: Workspace, form: BatchForm) -> BatchConfig:
     guard = Guard.for_home(home, [ws.root, *(a.repo_root for a in arms), *form.guard], own=_own(record))
     confinement = confinement_for("batch", unconfined=form.unconfined, home=home, checkouts=guard.checkouts)
     script = script_of(form.script)
-    cfg = BatchConfig(cases=cases, hosts=hosts, arms=arms, runs=form.runs or (tier.runs if tier else 1),
+    runs = form.runs if form.runs is not None else (tier.runs if tier else 1)
+    cfg = BatchConfig(cases=cases, hosts=hosts, arms=arms, runs=runs,
                       record=record, jobs=form.jobs, model=form.model or None, effort=form.effort or None,
                       resume=form.resume, retry_invalid=form.retry_invalid, confinement=confinement, guard=guard,
                       fixture=ws.base_fixture if ws.base_fixture.is_dir() else None, script=script,
                       timeout=form.timeout, silence_timeout=form.silence_timeout, real_home=home,
-                      executor=form.executor or ExecutorChoice(), infra_retries=max(0, form.infra_retries),
+                      executor=form.executor or ExecutorChoice(), infra_retries=form.infra_retries,
                       cancel=form.cancel or threading.Event(), early_stop=form.early_stop)
     cfg.stop = stop_rule(form, [n for n, _ in specs], tier)
     if cfg.stop is not None:
@@ -441,7 +474,7 @@ def stop_rule(form: BatchForm, names: list[str], tier: Tier | None = None) -> St
             raise InputError("--alpha and --max-runs go with --until-decided", field="--max-runs")
         if tier is None:
             return None
-        runs = form.runs or tier.runs
+        runs = form.runs if form.runs is not None else tier.runs
         if tier.min_runs is not None and runs < tier.min_runs:
             raise InputError(f"tier {form.tier} needs at least {tier.min_runs} runs, got --runs {runs}", field="--runs")
         return StopRule(rule="fixed", max_runs=runs, tier=form.tier)

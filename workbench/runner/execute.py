@@ -120,18 +120,32 @@ def run_failure(run: HostRun) -> str | None:
     return None
 
 
-def invalid_reason(request: RunRequest, run: HostRun, changes: list[str], quota: bool) -> str | None:
+def invalid_reason(request: RunRequest, run: HostRun, changes: list[str], quota: bool,
+                   refresh: bool = False) -> str | None:
     """The first gate the run failed, in order of precedence; None when the run measured. QUOTA: the
-    run's error or stderr said it hit the account's limits (a batch then says `quota`)."""
+    run's error or stderr said it hit the account's limits (a batch then says `quota`). REFRESH: it said
+    the host could not write its login (a refreshed token into the read-only login: `login-refresh`)."""
     if changes:
         return "guard"
     if run.cancelled:
         return "cancelled"
     reason = ("timeout" if run.timed_out is not None else "no-output" if not run.parsed.model_output
               else run_failure(run))
+    if reason is not None and refresh:
+        return "login-refresh"
     if reason is not None and request.door == "batch" and quota:
         return "quota"
     return reason
+
+
+def failed_login_write(run: HostRun) -> bool:
+    """The run's error or stderr tail says the host could not write its login file (its adapter's words,
+    `HostAdapter.login_write_failed`); read before the run folder goes."""
+    from workbench.hosts import adapter
+
+    ended = run.parsed.ended
+    text = "\n".join(filter(None, [ended.error if ended else None, _tail(run.stderr_path, 8000)]))
+    return adapter(run.host).login_write_failed(text)
 
 
 def hit_quota(run: HostRun) -> bool:
@@ -151,7 +165,8 @@ def _tail(path: Path, size: int = 2000) -> str:
 
 def build_record(request: RunRequest, run: HostRun, spec: ScoreSpec, redactor: Redactor,
                  changes: list[str], quota: bool = False, logins: list[str] | None = None,
-                 effects_watched: Literal["watched", "incomplete"] | None = None) -> tuple[RunRecord, Score]:
+                 effects_watched: Literal["watched", "incomplete"] | None = None,
+                 refresh: bool = False) -> tuple[RunRecord, Score]:
     """THE record builder: the scored, redacted record of one run, every field set once.
 
     The run's calls already carry their evidence (content per procedure, effects per call: `execute`);
@@ -161,7 +176,7 @@ def build_record(request: RunRequest, run: HostRun, spec: ScoreSpec, redactor: R
     case, calls = request.case, run.parsed.calls
     result = score(spec, calls, model_output=run.parsed.model_output)
     logins = logins or []
-    reason = invalid_reason(request, run, changes + [f"login file changed: {n}" for n in logins], quota)
+    reason = invalid_reason(request, run, changes + [f"login file changed: {n}" for n in logins], quota, refresh)
     kept = calls if result.moment_at is None else calls[:result.moment_at + 1]
     read_basis = {k: b for k, b in result.read_basis.items() if (result.reads.get(k) or 0) < len(kept)}
     known = bool(run.offered_skills or run.offered_plugins or run.parsed.init)
@@ -272,13 +287,15 @@ def execute(request: RunRequest, on_event: Callable[[Event], None] | None = None
                          entry_skill=entry, entry_file=f"skills/{entry}/SKILL.md" if entry else None)
         secrets = run_secrets(request, run.launch)
         quota = hit_quota(run)
+        refresh = failed_login_write(run)
     finally:
         t4 = time.perf_counter()
         if not request.keep:
             shutil.rmtree(run_dir, ignore_errors=True)
         seconds["cleanup"] = time.perf_counter() - t4
     changes = guard.changes(before) if guard is not None and before is not None else []
-    record, result = build_record(request, run, spec, Redactor(paths, secrets), changes, quota, logins, watched)
+    record, result = build_record(request, run, spec, Redactor(paths, secrets), changes, quota, logins, watched,
+                                  refresh)
     seconds.update(fixture=t1 - t0, arm=t2 - t1, host=t3 - t2, score=t4 - t3 + time.perf_counter() - t4
                    - seconds["cleanup"])
     return RunResult(record, result, run, run_dir, seconds, attributions, leftovers)

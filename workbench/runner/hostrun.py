@@ -211,6 +211,10 @@ def run_host(host: str, prompt: str, repo: Path, run_dir: Path, script: Script |
                                             on_timed_line=feed, timeout=timeout,
                                             silence_timeout=silence_timeout, cancel=cancel,
                                             before_stamp=before_stamp)
+        if wrap is not None:  # a post-install run as the sandbox uid: its live writes, from its copies
+            from workbench.runner.confine import write_back
+
+            write_back(run_dir, never=map(Path, launch.login_before))
     finally:
         if server is not None:
             server.stop()

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from workbench.core.errors import InputError
+from workbench.core.filesize import MAX_SCRIPT_BYTES, check_size
 from workbench.core.models import FiredBy, Verdict
 from workbench.modelstub.script import Script
 from workbench.runner.doors import carried_case
@@ -58,6 +59,7 @@ def load_scenarios(folder: Path) -> list[Scenario]:
     """Every `*.json` scenario in FOLDER, sorted by name."""
     out = []
     for path in sorted(folder.glob("*.json")):
+        check_size(path, MAX_SCRIPT_BYTES, "the scenario")  # by stat, before a byte is read
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
