@@ -3,7 +3,7 @@
 `python3 -I dropuid.py UID N FILE... -- COMMAND...`: makes a user namespace mapping inner 0 to root
 (bwrap sets the sandbox up as root: it can reach the toolchain under a root-only home) and inner
 1000 to the outer UID (what the host runs as, after `setpriv` inside drops every capability);
-opens each FILE to read (a login handed in as a read-only copy, `--ro-bind-data`); replaces
+opens each FILE to read (for a bwrap option that takes an fd, such as `--ro-bind-data`); replaces
 `@userns` in COMMAND by the namespace's fd and `@fd:I` by the I-th file's; execs COMMAND.
 No workbench import: it is started with `-I` like runner/egress.py.
 """
