@@ -207,16 +207,19 @@ class RecordsRead(WorkbenchMessage):
 
 
 class ComparisonRead(WorkbenchMessage):
-    """Records files were read and summarized in a worker, for the compare screen (all numbers the core's)."""
+    """Records files were read and summarized in a worker, for the compare screen (all numbers the core's);
+    `listed` when they are the workspace's own."""
 
     def __init__(self, summary: Summary, funnel: list[dict[str, Any]], confusion: list[dict[str, Any]],
-                 paths: list[str], listed: bool) -> None:
+                 paths: list[str], listed: bool, first: bool = True) -> None:
         super().__init__()
         self.summary = summary
         self.funnel = funnel
         self.confusion = confusion
         self.paths = paths
         self.listed = listed
+        self.first = first
+        """False: a re-read of the files after one was added or written (the picked arms stay)."""
 
 
 class BatchStarted(WorkbenchMessage):
