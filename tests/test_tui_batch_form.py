@@ -4,6 +4,7 @@ stops the batch before any run, and the results table has one row per host."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -92,19 +93,29 @@ async def test_a_plan_above_the_threshold_asks_before_it_starts(tmp_path: Path) 
 
 @run_async
 async def test_abort_during_start_up_stops_before_any_run(tmp_path: Path) -> None:
+    """`x` while the status still says "starting:" (here during the confined batch's proof, bwrap
+    processes that take a second or more) ends the batch within a second, before any run."""
     ws = make_workspace(tmp_path)
     create_arm(ws, "docs", "docs-weak", trigger="Documentation")
     app = make_app(ws)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await batch_form(pilot, app)
+        screen.query_one("#confined").value = True  # type: ignore[attr-defined]
         screen.query_one("#runs", Input).value = "2"
         await pilot.pause()
         screen.set_focus(None)
-        await pilot.press("ctrl+r", "x")
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, app, "BatchRecordsLoaded", cap=300)  # the plan is set: the proof comes next
+        assert "proof and self-checks …" in text(screen, "#batch-status"), text(screen, "#batch-status")
+        pressed = time.monotonic()
+        await pilot.press("x")
         await wait_for(pilot, app, "BatchFinished", cap=300)
+        waited = time.monotonic() - pressed
+        assert waited < 1.0, f"the abort took {waited:.1f} s"
         await pilot.pause()
         assert screen.job is None
         assert "aborted by you" in text(screen, "#batch-status"), text(screen, "#batch-status")
+        assert "BatchStarted" not in app.kinds()
     record = ws.records_dir / "batch.jsonl"
     assert not record.exists() or not load_file(record).records, "a run started after x"
 

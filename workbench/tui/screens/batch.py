@@ -31,7 +31,7 @@ from workbench.core.summary import case_rows, summarize
 from workbench.runner.doors import BatchForm, batch_caps, confirm_above, whole_number
 from workbench.tui.data import WorkspaceView
 from workbench.tui.fields import invalid_reason
-from workbench.tui.jobs import BatchJob
+from workbench.tui.jobs import ABORTED_AT_START, BatchJob
 from workbench.tui.keys import ActsNow, focus_after
 from workbench.tui.messages import (
     BatchFinished,
@@ -338,7 +338,9 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             self.notify("no batch is running")
             return
         self.query_one("#batch-status", Static).update("aborting: no new runs; stopping runs in flight …")
-        self.job.abort()  # the runner stops the groups in flight; the records already written stay
+        if self.job.abort():  # still starting: over at once (the start-up ends by itself, launching nothing)
+            self.post_message(BatchFinished(None, ABORTED_AT_START))
+        # else the runner stops the groups in flight; the records already written stay
 
     @on(BatchRecordsLoaded)
     def records_loaded(self, message: BatchRecordsLoaded) -> None:
