@@ -135,6 +135,19 @@ class ArmsRead(WorkbenchMessage):
         self.known = known
 
 
+class ArmRowRead(WorkbenchMessage):
+    """A row's wording in the baseline and in one of its arms was read from git in a worker (for `d`);
+    or ERROR, the one line why not."""
+
+    def __init__(self, row_id: str, arm: str, baseline: str = "", text: str = "", error: str | None = None) -> None:
+        super().__init__()
+        self.row_id = row_id
+        self.arm = arm
+        self.baseline = baseline
+        self.text = text
+        self.error = error
+
+
 class ReportWritten(WorkbenchMessage):
     """The HTML report was written (`workbench.report.page.write_report`, as `workbench report`): its path,
     its runs, and whether a browser was asked to open it; or ERROR, the one line why not."""
