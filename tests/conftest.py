@@ -114,6 +114,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
         "tests/test_tui_draft.py::test_c_runs_the_unsaved_draft_in_the_runs_copy_only",
         "tests/test_control.py::test_two_scripts_are_never_paired_into_one_control_cell",
         "tests/test_tui_drafts_ask.py::test_an_invalid_run_shows_its_reason_never_a_verdict",
+        "tests/test_tui_drafts_ask.py::test_a_draft_saved_after_its_canary_is_no_longer_called_unsaved",
         "tests/test_tui_postinstall_abort.py::test_post_install_check_on_sim_streams_calls_into_the_pane",
         "tests/test_tui_tune.py::test_tune_screen_decides_what_the_cli_decides",
         "tests/test_export_inspect.py::*",
