@@ -230,6 +230,7 @@ SLOW: tuple[str, ...] = (
     "tests/test_tui_glyphs.py::test_checked_and_unchecked_boxes_render_different_glyphs",
     "tests/test_tui_postinstall_abort.py::test_batch_abort_keeps_the_finished_records_and_stops_the_run_in_flight",
     "tests/test_tui_records.py::test_filter_then_enter_opens_the_runs_calls",
+    "tests/test_tui_batch_form.py::test_switching_the_script_runs_the_new_plan_and_the_same_one_again_runs_nothing",
     "tests/test_tui_report_focus.py::test_h_writes_the_report_the_cli_writes",
     "tests/test_tui_row_search.py::test_a_search_keeps_the_cursor_on_its_row_and_the_drafts",
     "tests/test_tui_row_search.py::test_search_filters_rows_as_the_cli_does_and_typing_never_acts",

@@ -140,3 +140,30 @@ async def test_results_table_has_one_row_per_host(tmp_path: Path, hosts_dir: Pat
         assert {(r[0], r[1], r[2]) for r in rows} == {(h, a, CASE) for h in ("sim", "claude")
                                                       for a in ("baseline", "docs-weak")}, rows
         assert all(r[3].split()[0].endswith("/1") or r[4] == "1" for r in rows), rows
+
+
+@run_async
+async def test_switching_the_script_runs_the_new_plan_and_the_same_one_again_runs_nothing(tmp_path: Path) -> None:
+    """Script A to completion, then B: `ctrl+r` runs B's plan (another script is another run key);
+    `ctrl+r` on B again finds its runs recorded and runs nothing."""
+    ws = make_workspace(tmp_path)
+    create_arm(ws, "docs", "docs-weak", trigger="Documentation")
+    record = ws.records_dir / "batch.jsonl"
+    app = make_app(ws)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await batch_form(pilot, app)
+        screen.query_one("#runs", Input).value = "1"
+        counts = []
+        for n, name in enumerate(("read-then-edit", "edit-then-read", "edit-then-read"), 1):
+            screen.query_one("#script", Select).value = str(ws.root / "canaries" / f"{name}.json")
+            await pilot.pause()
+            screen.set_focus(None)
+            await pilot.press("ctrl+r")
+            await wait_for(pilot, app, "BatchFinished", count=n, cap=300)
+            await pilot.pause()
+            assert "complete" in text(screen, "#batch-status"), text(screen, "#batch-status")
+            counts.append(len(load_file(record).records))
+            scripts = {r.script.name for r in load_file(record).records if r.script}
+            assert f"{name}.json" in scripts or name in scripts, scripts
+        assert counts == [2, 4, 4], counts  # baseline and docs-weak once per script; B again: nothing new
+        assert "2 record(s) of this plan" in text(screen, "#batch-status"), text(screen, "#batch-status")
