@@ -137,9 +137,9 @@ async def test_results_table_has_one_row_per_host(tmp_path: Path, hosts_dir: Pat
         table = screen.query_one("#batch-results", DataTable)
         assert "complete" in text(screen, "#batch-status"), text(screen, "#batch-status")
         rows = [tuple(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]
-        assert {(r[0], r[1], r[2]) for r in rows} == {(h, a, CASE) for h in ("sim", "claude")
+        assert {(r[0], r[1], r[4]) for r in rows} == {(h, a, CASE) for h in ("sim", "claude")
                                                       for a in ("baseline", "docs-weak")}, rows
-        assert all(r[3].split()[0].endswith("/1") or r[4] == "1" for r in rows), rows
+        assert all(r[2].split()[0].endswith("/1") or r[3] == "1" for r in rows), rows
 
 
 @run_async
@@ -167,3 +167,28 @@ async def test_switching_the_script_runs_the_new_plan_and_the_same_one_again_run
             assert f"{name}.json" in scripts or name in scripts, scripts
         assert counts == [2, 4, 4], counts  # baseline and docs-weak once per script; B again: nothing new
         assert "2 record(s) of this plan" in text(screen, "#batch-status"), text(screen, "#batch-status")
+
+
+@run_async
+async def test_at_80x24_the_results_show_the_interval_and_the_script_stays_on_one_line(tmp_path: Path) -> None:
+    import re
+
+    from workbench.tui.screentext import screen_text
+
+    ws = make_workspace(tmp_path)
+    create_arm(ws, "docs", "docs-weak", trigger="Documentation")
+    app = make_app(ws)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await batch_form(pilot, app)
+        screen.query_one("#runs", Input).value = "2"
+        screen.query_one("#script", Select).value = str(ws.root / "canaries" / "read-then-edit.json")
+        await pilot.pause()
+        screen.set_focus(None)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, app, "BatchFinished", cap=300)
+        await pilot.pause(0.3)
+        lines = screen_text(app).split("\n")
+        rows = [line for line in lines if re.search(r"sim\s+(baseline|docs-weak)", line)]
+        assert len(rows) == 2 and all(re.search(r"\d/2\s+\d+% \[\d+–\d+\]", r) for r in rows), "\n".join(lines)
+        top = next(i for i, line in enumerate(lines) if "▔ script " in line)
+        assert "▼" in lines[top + 1] and lines[top + 2].startswith("▊▁"), "\n".join(lines[top:top + 3])

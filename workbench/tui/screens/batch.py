@@ -131,7 +131,7 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         self.query_one("#hosts", Input).value = ",".join(self.view.ws.config.defaults.hosts)
         self.query_one("#confined", Checkbox).value = can_confine()
         table = self.query_one("#batch-results", DataTable)
-        table.add_columns("host", "arm", "case", "hits/valid [95% CI]", "invalid", "0% ─ rate ─ 100%")
+        table.add_columns("host", "arm", "hits/valid [95% CI]", "invalid", "case", "0% ─ rate ─ 100%")  # CI at 80 cols
         self.query_one("#progress", ProgressBar).display = False  # shown once a batch runs
         self.refresh_choices()
 
@@ -384,7 +384,7 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         table = self.query_one("#batch-results", DataTable)
         table.clear()
         for row in case_rows(summarize(self.records, pairs=False)):
-            table.add_row(row.host, row.arm, row.case, rate_text(row.hits, row.valid), str(row.invalid),
+            table.add_row(row.host, row.arm, rate_text(row.hits, row.valid), str(row.invalid), row.case,
                           interval_bar(row.hits, row.valid))
 
     @on(WorkerFailed)
