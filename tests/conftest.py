@@ -241,6 +241,7 @@ SLOW: tuple[str, ...] = (
     "tests/test_tui_snapshots.py::test_every_screen[200x50]",
     "tests/test_tui_snapshots.py::test_every_screen[80x24]",
     "tests/test_tui_snapshots_more.py::*",
+    "tests/test_tui_diff.py::test_d_on_a_row_with_an_arm_diffs_the_arms_wording_against_the_baseline",
     "tests/test_tui_tune.py::test_bad_form_is_one_line_naming_the_field",
     "tests/test_tui_tune.py::test_tune_screen_snapshots[120x40]",
     "tests/test_tui_tune.py::test_tune_screen_snapshots[200x50]",
