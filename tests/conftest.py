@@ -103,6 +103,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
         "tests/test_schema_v2.py::test_the_schema_lists_every_field_a_written_record_carries",
         "tests/test_tui_records.py::test_a_record_appended_by_a_cli_canary_shows_up_without_a_reload",
         "tests/test_tui_records_new_files.py::*",
+        "tests/test_tui_snapshots_more.py::test_an_invalid_runs_card",
         "tests/test_tui_batch_form.py::test_abort_during_start_up_stops_before_any_run",
         "tests/test_tui_real_hosts.py::test_the_first_runs_all_invalid_for_one_reason_stop_the_batch",
         "tests/test_selftest.py::test_a_wrong_expectation_is_a_mismatch",

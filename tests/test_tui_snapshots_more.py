@@ -1,6 +1,6 @@
 """Text snapshots (as tests/test_tui_snapshots.py, same files and UPDATE_SNAPSHOTS) of the states the
 screen-by-screen walk does not reach: a diff with a real change (a draft, and an arm read from git),
-the confirm dialog, Compare split by script, and the Sessions screen, at 80x24, 120x40 and 200x50,
+the confirm dialog, Compare split by script, the Sessions screen and an invalid run's card, at 80x24, 120x40 and 200x50,
 each with its essentials on screen."""
 
 from __future__ import annotations
@@ -106,3 +106,34 @@ async def test_sessions_screen(tmp_path: Path, size: tuple[int, int]) -> None:
         text = await settled(pilot, app)
         has("sessions", text, size, ["commit", "1/2 (50%)"])
         check(f"sessions-{size[0]}x{size[1]}", text)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+@run_async
+async def test_an_invalid_runs_card(tmp_path: Path, size: tuple[int, int]) -> None:
+    """A canary cancelled after its read: INVALID and its reason, no verdict, no READ mark on the card."""
+    from test_tui_drafts_ask import READ_THEN_SLEEP
+    from textual.widgets import Static
+
+    from workbench.modelstub import parse_script
+    from workbench.tui.screens.canary import CanaryScreen
+    from workbench.tui.screentext import screen_text
+
+    app = make_app(make_workspace(tmp_path))
+    async with app.run_test(size=size) as pilot:
+        screen = await shown(pilot, app, "canary", CanaryScreen)
+        screen.query_one("#case", Select).value = "docs-readme-section"
+        await pilot.pause()
+        screen.script = parse_script(READ_THEN_SLEEP)
+        screen.set_focus(None)
+        await pilot.press("ctrl+r")
+        while "READ" not in screen_text(app):  # the read scored live, before the cancel
+            await wait_for(pilot, app, "HostEventsSeen", count=app.kinds().count("HostEventsSeen") + 1)
+            await pilot.pause()
+        await pilot.press("x")
+        await wait_for(pilot, app, "RunScored")
+        screen.query_one("#canary-status", Static).update("recorded in records/canary.jsonl")  # not the temp path
+        text = await settled(pilot, app)
+        has("invalid-card", text, size, ["INVALID: no verdict", "cancelled", "docs-readme-section"])
+        assert " READ " not in text and "verdict: " not in text, text
+        check(f"invalid-card-{size[0]}x{size[1]}", text)
