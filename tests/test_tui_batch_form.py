@@ -4,6 +4,7 @@ stops the batch before any run, and the results table has one row per host."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -92,19 +93,29 @@ async def test_a_plan_above_the_threshold_asks_before_it_starts(tmp_path: Path) 
 
 @run_async
 async def test_abort_during_start_up_stops_before_any_run(tmp_path: Path) -> None:
+    """`x` while the status still says "starting:" (here during the confined batch's proof, bwrap
+    processes that take a second or more) ends the batch within a second, before any run."""
     ws = make_workspace(tmp_path)
     create_arm(ws, "docs", "docs-weak", trigger="Documentation")
     app = make_app(ws)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await batch_form(pilot, app)
+        screen.query_one("#confined").value = True  # type: ignore[attr-defined]
         screen.query_one("#runs", Input).value = "2"
         await pilot.pause()
         screen.set_focus(None)
-        await pilot.press("ctrl+r", "x")
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, app, "BatchRecordsLoaded", cap=300)  # the plan is set: the proof comes next
+        assert "proof and self-checks …" in text(screen, "#batch-status"), text(screen, "#batch-status")
+        pressed = time.monotonic()
+        await pilot.press("x")
         await wait_for(pilot, app, "BatchFinished", cap=300)
+        waited = time.monotonic() - pressed
+        assert waited < 1.0, f"the abort took {waited:.1f} s"
         await pilot.pause()
         assert screen.job is None
         assert "aborted by you" in text(screen, "#batch-status"), text(screen, "#batch-status")
+        assert "BatchStarted" not in app.kinds()
     record = ws.records_dir / "batch.jsonl"
     assert not record.exists() or not load_file(record).records, "a run started after x"
 
@@ -126,6 +137,58 @@ async def test_results_table_has_one_row_per_host(tmp_path: Path, hosts_dir: Pat
         table = screen.query_one("#batch-results", DataTable)
         assert "complete" in text(screen, "#batch-status"), text(screen, "#batch-status")
         rows = [tuple(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]
-        assert {(r[0], r[1], r[2]) for r in rows} == {(h, a, CASE) for h in ("sim", "claude")
+        assert {(r[0], r[1], r[4]) for r in rows} == {(h, a, CASE) for h in ("sim", "claude")
                                                       for a in ("baseline", "docs-weak")}, rows
-        assert all(r[3].split()[0].endswith("/1") or r[4] == "1" for r in rows), rows
+        assert all(r[2].split()[0].endswith("/1") or r[3] == "1" for r in rows), rows
+
+
+@run_async
+async def test_switching_the_script_runs_the_new_plan_and_the_same_one_again_runs_nothing(tmp_path: Path) -> None:
+    """Script A to completion, then B: `ctrl+r` runs B's plan (another script is another run key);
+    `ctrl+r` on B again finds its runs recorded and runs nothing."""
+    ws = make_workspace(tmp_path)
+    create_arm(ws, "docs", "docs-weak", trigger="Documentation")
+    record = ws.records_dir / "batch.jsonl"
+    app = make_app(ws)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await batch_form(pilot, app)
+        screen.query_one("#runs", Input).value = "1"
+        counts = []
+        for n, name in enumerate(("read-then-edit", "edit-then-read", "edit-then-read"), 1):
+            screen.query_one("#script", Select).value = str(ws.root / "canaries" / f"{name}.json")
+            await pilot.pause()
+            screen.set_focus(None)
+            await pilot.press("ctrl+r")
+            await wait_for(pilot, app, "BatchFinished", count=n, cap=300)
+            await pilot.pause()
+            assert "complete" in text(screen, "#batch-status"), text(screen, "#batch-status")
+            counts.append(len(load_file(record).records))
+            scripts = {r.script.name for r in load_file(record).records if r.script}
+            assert f"{name}.json" in scripts or name in scripts, scripts
+        assert counts == [2, 4, 4], counts  # baseline and docs-weak once per script; B again: nothing new
+        assert "2 record(s) of this plan" in text(screen, "#batch-status"), text(screen, "#batch-status")
+
+
+@run_async
+async def test_at_80x24_the_results_show_the_interval_and_the_script_stays_on_one_line(tmp_path: Path) -> None:
+    import re
+
+    from workbench.tui.screentext import screen_text
+
+    ws = make_workspace(tmp_path)
+    create_arm(ws, "docs", "docs-weak", trigger="Documentation")
+    app = make_app(ws)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await batch_form(pilot, app)
+        screen.query_one("#runs", Input).value = "2"
+        screen.query_one("#script", Select).value = str(ws.root / "canaries" / "read-then-edit.json")
+        await pilot.pause()
+        screen.set_focus(None)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, app, "BatchFinished", cap=300)
+        await pilot.pause(0.3)
+        lines = screen_text(app).split("\n")
+        rows = [line for line in lines if re.search(r"sim\s+(baseline|docs-weak)", line)]
+        assert len(rows) == 2 and all(re.search(r"\d/2\s+\d+% \[\d+–\d+\]", r) for r in rows), "\n".join(lines)
+        top = next(i for i, line in enumerate(lines) if "▔ script " in line)
+        assert "▼" in lines[top + 1] and lines[top + 2].startswith("▊▁"), "\n".join(lines[top:top + 3])

@@ -17,7 +17,7 @@ CASE = "docs-readme-section"
 
 
 def cells(table: DataTable) -> dict[tuple[str, str], str]:
-    return {(str(table.get_row_at(i)[1]), str(table.get_row_at(i)[2])): str(table.get_row_at(i)[3])
+    return {(str(table.get_row_at(i)[1]), str(table.get_row_at(i)[4])): str(table.get_row_at(i)[2])
             for i in range(table.row_count)}
 
 

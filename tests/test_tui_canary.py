@@ -136,3 +136,34 @@ async def test_a_text_only_negative_shows_the_models_text_the_end_rule_and_one_v
     assert "verdict:  clean" in verdict or "verdict: clean" in " ".join(verdict.split())
     assert "no-output" not in verdict and verdict.count("→") == 1, verdict
     assert "negative-explain-app" in text and "moment" in text, "the context line stays after the run"
+
+
+@run_async
+async def test_cancel_during_start_up_ends_the_run_within_a_second(tmp_path: Path) -> None:
+    """`x` right after `ctrl+r` (the confined run's proof, fixture and copy still to come): the run is
+    recorded invalid `cancelled` within a second, and no host process was started."""
+    import threading
+    import time
+
+    ws = make_workspace(tmp_path)
+    app = make_app(ws)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await app.action_show("canary")
+        screen = app.screen
+        assert isinstance(screen, CanaryScreen)
+        screen.query_one("#case", expect_type=None).value = "docs-readme-section"  # type: ignore[attr-defined]
+        await pilot.pause()
+        screen.script = parse_script(SLEEP)
+        screen.set_focus(None)
+        await pilot.press("ctrl+r")
+        pressed = time.monotonic()
+        await pilot.press("x")
+        await wait_for(pilot, app, "RunScored", cap=60)
+        waited = time.monotonic() - pressed
+        scored = next(m for m in app.journal if isinstance(m, RunScored))
+        assert scored.record.invalid_reason == "cancelled" and not scored.record.calls
+        assert "HostEventsSeen" not in app.kinds(), "a host ran after x"
+        assert waited < 1.0, f"the cancel took {waited:.1f} s"
+        while any(t.name == "proof" for t in threading.enumerate()):  # the proof it left ends in its thread
+            await pilot.pause(0.05)

@@ -97,3 +97,30 @@ async def test_an_invalid_run_shows_its_reason_never_a_verdict(tmp_path: Path) -
         assert str(record.overall) not in verdict and "verdict:" not in verdict, verdict
         assert " READ " not in screen_text(app), "a READ mark stayed on an invalid run's card"
         assert "running" not in str(screen.query_one("#activity", Static).render())
+
+
+@run_async
+async def test_a_draft_saved_after_its_canary_is_no_longer_called_unsaved(tmp_path: Path) -> None:
+    app = make_app(make_workspace(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, app, "ArmsRead")
+        rows = await edit_row(pilot, app, "Before editing documentation", "Before writing docs")
+        canary = app.get_screen("canary")
+        assert isinstance(canary, CanaryScreen)
+        canary.script = parse_script({"steps": [{"calls": [{"read": "{plugin}/skills/ops/workflows/docs.md"}]}]})
+        await pilot.press("c")
+        await wait_for(pilot, app, "RunScored")
+        await pilot.pause()
+        context = canary.query_one("#context", Static)
+        assert "draft of ops/docs (unsaved)" in str(context.render()), str(context.render())
+        await app.action_show("rows")
+        await pilot.pause()
+        rows.query_one("#rows", DataTable).focus()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("enter")  # the suggested name
+        await wait_for(pilot, app, "ArmsRead", count=2)  # the arms read again after the save
+        await pilot.pause()
+        assert "ops/docs" in rows.saved
+        text = str(context.render())
+        assert "draft of ops/docs (saved since as an arm)" in text and "(unsaved)" not in text, text

@@ -275,6 +275,11 @@ class Follower:
         self._tails = {Path(p): _Tail() for p in paths}
         self.skipped = 0
 
+    def follow(self, paths: Iterable[str | os.PathLike[str]]) -> None:
+        """Follow PATHS too, from their start (a records file created after the first poll)."""
+        for p in paths:
+            self._tails.setdefault(Path(p), _Tail())
+
     def poll(self) -> list[RunRecord] | None:
         """Records appended since the last poll, in file order; None: start over."""
         out: list[RunRecord] = []

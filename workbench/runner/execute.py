@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -319,7 +320,28 @@ def prove_first(request: RunRequest) -> None:
     from workbench.hosts.base import clean_env
     from workbench.runner.proof import prove_cached
 
-    prove_cached(request.confinement, Path(request.workdir or tempfile.gettempdir()), clean_env(os.environ))
+    args = (request.confinement, Path(request.workdir or tempfile.gettempdir()), clean_env(os.environ))
+    if request.cancel is None:
+        prove_cached(*args)
+        return
+    # a cancellable run waits for its proof or its cancel: once cancelled the host is never started
+    # (`run_process`), so nothing needs the proof; it ends in its thread (and is cached if it passed)
+    done, failed = threading.Event(), []
+
+    def prove() -> None:
+        try:
+            prove_cached(*args)
+        except BaseException as exc:  # handed to the run's thread below
+            failed.append(exc)
+        finally:
+            done.set()
+
+    threading.Thread(target=prove, name="proof", daemon=True).start()
+    while not done.wait(0.05):
+        if request.cancel.is_set():
+            return
+    if failed:
+        raise failed[0]
 
 
 def _plugin(request: RunRequest, run_dir: Path) -> Path:

@@ -30,6 +30,9 @@ QUEUE_LINES = 4096
 """Stdout lines buffered between the reader and the consumer; a host writing faster waits on its pipe."""
 CANCEL_POLL = 0.1
 """Seconds between two looks at the cancel event while the host is silent."""
+CANCEL_GRACE = 0.3
+"""Seconds a cancelled group gets between SIGTERM and SIGKILL (the run is recorded invalid anyway; the
+user asked it to stop, so a host that takes its time over SIGTERM does not hold the cancel up)."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,8 @@ def run_process(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdou
     reason: TimeoutReason | None = None
     cancelled = False
     with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
+        if cancel is not None and cancel.is_set():  # cancelled while the run was set up: never start it
+            return ProcessResult(-signal.SIGTERM, None, time.monotonic() - started, 0, True)
         proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=err, start_new_session=True)
         assert proc.stdout is not None
@@ -160,7 +165,7 @@ def run_process(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdou
                 if on_timed_line is not None:
                     on_timed_line(text, arrived)
         if reason is not None or cancelled:
-            _stop_group(proc, grace)
+            _stop_group(proc, min(grace, CANCEL_GRACE) if cancelled else grace)
         code = proc.wait()
         if reason is None and not cancelled:
             _stop_group(proc, 0.0)  # a host's stray children do not outlive the run

@@ -182,3 +182,18 @@ def lint_edit(view: WorkspaceView, row: Row, new_text: str) -> list[Finding] | N
 def record_files(ws: Workspace) -> list[Path]:
     """Records files of the workspace's records folder."""
     return sorted(ws.records_dir.glob("*.jsonl")) if ws.records_dir.is_dir() else []
+
+
+def arm_row_texts(ws: Workspace, arm: Arm, row_id: str) -> tuple[str, str]:
+    """ROW_ID's wording in the baseline (HEAD's commit) and in ARM's commit, from git: for a worker,
+    never a handler. An InputError names a row the arm's commit does not have."""
+    from workbench.authoring.arms import head_rows, open_repo  # GitPython: not before the first screen
+
+    repo = open_repo(ws.plugin_dir)
+    if arm.sha is None:
+        raise InputError(f"arm {arm.name} has no commit", field="arm")
+    base = {r.id: r for r in head_rows(ws, repo)[0]}
+    there = {r.id: r for r in head_rows(ws, repo, repo.commit(arm.sha))[0]}
+    if row_id not in there:
+        raise InputError(f"arm {arm.name} has no row {row_id}", field="arm")
+    return (base[row_id].text if row_id in base else ""), there[row_id].text

@@ -170,8 +170,37 @@ class BatchJob:
     cancelled: threading.Event = field(default_factory=threading.Event)
     workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="wb-tui-batch-")))
     cfg: Any = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _started: bool = False
+    _muted: bool = False
 
     def run(self, post: Post) -> None:
+        """The batch (`_run`) in a thread of its own, so that an abort during start-up (arms from git,
+        the records already in the file, the proof: each can take seconds) ends the job at once (`abort`
+        says so to the screen): the start-up then ends by itself, never launches a run, and its messages
+        go unseen. After BatchStarted an abort waits for the runs in flight to stop, as `_run` posts."""
+
+        def guarded(message: WorkbenchMessage) -> None:
+            with self._lock:
+                if self._muted:
+                    return
+                self._started = self._started or isinstance(message, BatchStarted)
+                post(message)
+
+        finished = threading.Event()
+
+        def batch() -> None:
+            try:
+                self._run(guarded)
+            finally:
+                finished.set()
+
+        threading.Thread(target=batch, name="tui-batch", daemon=True).start()
+        while not finished.wait(0.05):
+            if self._muted:
+                return
+
+    def _run(self, post: Post) -> None:
         """Set up and check the plan, post the plan's records already in the file, show the proof, run
         the batch, post progress per run, then BatchFinished (always)."""
         from workbench.core.records import load_file
@@ -214,7 +243,12 @@ class BatchJob:
             shutil.rmtree(self.workdir, ignore_errors=True)
             post(BatchFinished(result, note))
 
-    def abort(self) -> None:
+    def abort(self) -> bool:
         """Stop launching runs and stop those in flight (the runner kills their groups); half runs are
-        never recorded, the records already written stay."""
-        self.cancelled.set()
+        never recorded, the records already written stay. True: the batch had not started (no
+        BatchStarted yet), it is over now and the caller says so; none of its messages follow."""
+        with self._lock:
+            self.cancelled.set()
+            if not self._started:
+                self._muted = True
+            return self._muted

@@ -135,6 +135,19 @@ class ArmsRead(WorkbenchMessage):
         self.known = known
 
 
+class ArmRowRead(WorkbenchMessage):
+    """A row's wording in the baseline and in one of its arms was read from git in a worker (for `d`);
+    or ERROR, the one line why not."""
+
+    def __init__(self, row_id: str, arm: str, baseline: str = "", text: str = "", error: str | None = None) -> None:
+        super().__init__()
+        self.row_id = row_id
+        self.arm = arm
+        self.baseline = baseline
+        self.text = text
+        self.error = error
+
+
 class ReportWritten(WorkbenchMessage):
     """The HTML report was written (`workbench.report.page.write_report`, as `workbench report`): its path,
     its runs, and whether a browser was asked to open it; or ERROR, the one line why not."""
@@ -207,16 +220,19 @@ class RecordsRead(WorkbenchMessage):
 
 
 class ComparisonRead(WorkbenchMessage):
-    """Records files were read and summarized in a worker, for the compare screen (all numbers the core's)."""
+    """Records files were read and summarized in a worker, for the compare screen (all numbers the core's);
+    `listed` when they are the workspace's own."""
 
     def __init__(self, summary: Summary, funnel: list[dict[str, Any]], confusion: list[dict[str, Any]],
-                 paths: list[str], listed: bool) -> None:
+                 paths: list[str], listed: bool, first: bool = True) -> None:
         super().__init__()
         self.summary = summary
         self.funnel = funnel
         self.confusion = confusion
         self.paths = paths
         self.listed = listed
+        self.first = first
+        """False: a re-read of the files after one was added or written (the picked arms stay)."""
 
 
 class BatchStarted(WorkbenchMessage):

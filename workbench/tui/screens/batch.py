@@ -31,7 +31,7 @@ from workbench.core.summary import case_rows, summarize
 from workbench.runner.doors import BatchForm, batch_caps, confirm_above, whole_number
 from workbench.tui.data import WorkspaceView
 from workbench.tui.fields import invalid_reason
-from workbench.tui.jobs import BatchJob
+from workbench.tui.jobs import ABORTED_AT_START, BatchJob
 from workbench.tui.keys import ActsNow, focus_after
 from workbench.tui.messages import (
     BatchFinished,
@@ -131,7 +131,7 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         self.query_one("#hosts", Input).value = ",".join(self.view.ws.config.defaults.hosts)
         self.query_one("#confined", Checkbox).value = can_confine()
         table = self.query_one("#batch-results", DataTable)
-        table.add_columns("host", "arm", "case", "hits/valid [95% CI]", "invalid", "0% ─ rate ─ 100%")
+        table.add_columns("host", "arm", "hits/valid [95% CI]", "invalid", "case", "0% ─ rate ─ 100%")  # CI at 80 cols
         self.query_one("#progress", ProgressBar).display = False  # shown once a batch runs
         self.refresh_choices()
 
@@ -338,7 +338,9 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             self.notify("no batch is running")
             return
         self.query_one("#batch-status", Static).update("aborting: no new runs; stopping runs in flight …")
-        self.job.abort()  # the runner stops the groups in flight; the records already written stay
+        if self.job.abort():  # still starting: over at once (the start-up ends by itself, launching nothing)
+            self.post_message(BatchFinished(None, ABORTED_AT_START))
+        # else the runner stops the groups in flight; the records already written stay
 
     @on(BatchRecordsLoaded)
     def records_loaded(self, message: BatchRecordsLoaded) -> None:
@@ -382,7 +384,7 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         table = self.query_one("#batch-results", DataTable)
         table.clear()
         for row in case_rows(summarize(self.records, pairs=False)):
-            table.add_row(row.host, row.arm, row.case, rate_text(row.hits, row.valid), str(row.invalid),
+            table.add_row(row.host, row.arm, rate_text(row.hits, row.valid), str(row.invalid), row.case,
                           interval_bar(row.hits, row.valid))
 
     @on(WorkerFailed)

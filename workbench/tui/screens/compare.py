@@ -8,6 +8,7 @@ interval on a common 0–100% scale.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -18,16 +19,21 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static
+from textual.worker import get_current_worker
 
 from workbench.core import stats
 from workbench.core.records import load_files
 from workbench.core.report import confusion, funnel, procedures
 from workbench.core.summary import Summary, arm_label, script_label, summarize
 from workbench.tui.data import WorkspaceView, record_files
+from workbench.tui.folderwatch import FolderWatch
 from workbench.tui.messages import ComparisonRead, ReportWritten
 from workbench.tui.widgets.bars import interval_bar, rate_text
 from workbench.tui.widgets.runform import LabelledSelect, labelled
 from workbench.tui.workers import ForwardsWorkerErrors
+
+FOLLOW_EVERY = 1.0
+"""Seconds at most between two looks at the records folder (inotify wakes the watcher sooner)."""
 
 REPORT_NAME = "report.html"
 """The report's file in the workspace's records folder (written again on each `h`)."""
@@ -56,6 +62,8 @@ class CompareScreen(ForwardsWorkerErrors, Screen[None]):
         self.summary = Summary()
         self.funnel: list[dict[str, Any]] = []
         self.confusion: list[dict[str, Any]] = []
+        self._left = threading.Event()
+        """Set when the screen goes away: the watcher's wait ends at once."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -79,13 +87,30 @@ class CompareScreen(ForwardsWorkerErrors, Screen[None]):
 
     @work(thread=True, exclusive=True, group="compare", exit_on_error=False)
     def read_job(self, paths: list[Path] | None) -> None:
-        """Read PATHS (None: the workspace's records files) and summarize them off the UI thread."""
+        """Read PATHS (None: the workspace's records files) and summarize them off the UI thread. The
+        workspace's own files are then watched (`FolderWatch` on the records folder) and read again
+        when one is added or written, a records file created since the screen opened included."""
         listed = paths is None
-        files = record_files(self.view.ws) if paths is None else paths
+        self._post_comparison(record_files(self.view.ws) if paths is None else paths, listed, first=True)
+        if not listed:
+            return
+        worker = get_current_worker()
+        watch = FolderWatch(self.view.ws.records_dir)
+        try:
+            while not worker.is_cancelled and not self._left.is_set():
+                if watch.wait(FOLLOW_EVERY, self._left) and not worker.is_cancelled:
+                    self._post_comparison(record_files(self.view.ws), listed, first=False)
+        finally:
+            watch.close()
+
+    def _post_comparison(self, files: list[Path], listed: bool, *, first: bool) -> None:
         records = load_files([p for p in files if p.is_file()], lenient=True).records
         summary = summarize(records)
         self.post_message(ComparisonRead(summary, funnel(summary), confusion(summary, records, procedures(records)),
-                                         [str(p) for p in files], listed))
+                                         [str(p) for p in files], listed, first=first))
+
+    def on_unmount(self) -> None:
+        self._left.set()
 
     def action_report(self) -> None:
         """Write the HTML report of the files and the picked arms (B against A), as `workbench report`
@@ -135,18 +160,23 @@ class CompareScreen(ForwardsWorkerErrors, Screen[None]):
 
     @on(ComparisonRead)
     def comparison_read(self, message: ComparisonRead) -> None:
-        if message.listed:  # the first read, on mount: the table takes the focus once it has rows
+        if message.listed:
             self.query_one("#files", Input).value = ",".join(message.paths)
         self.summary, self.funnel, self.confusion = message.summary, message.funnel, message.confusion
         labels = arm_labels(self.summary)
         options = [(label, key) for key, label in labels.items()]
-        for sel in ("#arm-a", "#arm-b"):
-            self.query_one(sel, Select).set_options(options)
-        if len(options) >= 2:
-            self.query_one("#arm-a", Select).value = options[0][1]
-            self.query_one("#arm-b", Select).value = options[1][1]
+        picked = [self.query_one(sel, Select).value for sel in ("#arm-a", "#arm-b")]
+        with self.prevent(Select.Changed):
+            for sel in ("#arm-a", "#arm-b"):
+                self.query_one(sel, Select).set_options(options)
+            keys = [key for _, key in options]
+            if not message.first and all(p in keys for p in picked):  # a re-read keeps the arms picked
+                self.query_one("#arm-a", Select).value, self.query_one("#arm-b", Select).value = picked
+            elif len(options) >= 2:
+                self.query_one("#arm-a", Select).value = options[0][1]
+                self.query_one("#arm-b", Select).value = options[1][1]
         self.action_compare()
-        if message.listed:
+        if message.listed and message.first:  # the first read, on mount: the table takes the focus
             self.query_one(DataTable).focus(scroll_visible=False)
 
     @on(Input.Submitted, "#files")

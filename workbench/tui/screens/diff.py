@@ -1,4 +1,4 @@
-"""The selected row's draft against the baseline wording (the row as in the file), word by word.
+"""The selected row's draft (or one of its arms) against the baseline wording, word by word.
 
 The text comes from `core.diff.word_diff` (`[-removed-]{+added+}`), so the change reads without
 colour; colour is only added on top of those markers.
@@ -28,13 +28,13 @@ class DiffScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,q,d", "dismiss(None)", "close")]
 
-    def __init__(self, title: str, old: str, new: str) -> None:
+    def __init__(self, title: str, old: str, new: str,
+                 same: str = "no change: the draft is the baseline wording") -> None:
         super().__init__()
-        self.heading, self.old, self.new = title, old, new
+        self.heading, self.old, self.new, self.same = title, old, new, same
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="dialog"):
             yield Static(f"[b]{escape(self.heading)}[/b]")
-            yield Static(marked(self.old, self.new) if self.old != self.new else "no change: the draft is "
-                         "the baseline wording", id="diff-text")
+            yield Static(marked(self.old, self.new) if self.old != self.new else self.same, id="diff-text")
             yield Static("[-removed-] {+added+} · escape closes", id="diff-keys")

@@ -51,6 +51,8 @@ class RecordsScreen(ForwardsWorkerErrors, Screen[None]):
         self.records: list[RunRecord] = []
         self.shown: list[RunRecord] = []
         self.loaded_note = ""
+        self.paths: list[str] = []
+        """The files the records shown were read from."""
         self._left = threading.Event()
         """Set when the screen goes away: the follower's wait ends at once."""
 
@@ -80,7 +82,9 @@ class RecordsScreen(ForwardsWorkerErrors, Screen[None]):
     @work(thread=True, exclusive=True, group="records", exit_on_error=False)
     def read_job(self, paths: list[Path] | None) -> None:
         """Read PATHS (None: the workspace's records files), then post what is appended to them until
-        another read replaces this worker; a file replaced or cut short is read again from the start."""
+        another read replaces this worker; a file replaced or cut short is read again from the start.
+        The workspace's own files are listed again on each look: a records file created since (the first
+        `live-install.jsonl`) is followed from its start."""
         listed = paths is None
         files = record_files(self.view.ws) if paths is None else paths
         names = [str(p) for p in files]
@@ -88,6 +92,10 @@ class RecordsScreen(ForwardsWorkerErrors, Screen[None]):
         appended = False
         follower = Follower(files)
         while not worker.is_cancelled:
+            if listed and appended:
+                new = [p for p in record_files(self.view.ws) if str(p) not in names]
+                follower.follow(new)
+                files, names = files + new, names + [str(p) for p in new]
             got = follower.poll()
             if got is None:
                 follower, appended = Follower(files), False
@@ -104,8 +112,9 @@ class RecordsScreen(ForwardsWorkerErrors, Screen[None]):
 
     @on(RecordsRead)
     def records_read(self, message: RecordsRead) -> None:
-        if message.listed and not message.appended:
+        if message.listed and (not message.appended or message.paths != self.paths):
             self.query_one("#files", Input).value = ",".join(message.paths)
+        self.paths = message.paths
         if message.appended:
             self.records += message.records
         else:

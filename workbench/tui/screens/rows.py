@@ -17,17 +17,18 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, Static, TextArea
 
-from workbench.core.arms import check_arm_name
+from workbench.core.arms import BASELINE, Arm, check_arm_name
 from workbench.core.errors import InputError
 from workbench.core.lint import Finding
 from workbench.core.routing import Row, slug
 from workbench.core.rowsearch import search_line, search_rows
-from workbench.tui.data import WorkspaceView, lint_edit, read_arms
+from workbench.tui.data import WorkspaceView, arm_row_texts, lint_edit, read_arms
 from workbench.tui.fields import in_fields
 from workbench.tui.keys import ActsNow
 from workbench.tui.messages import (
     ArmCreated,
     ArmFailed,
+    ArmRowRead,
     ArmsRead,
     CanaryRequested,
     PromoteRequested,
@@ -301,14 +302,40 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             self.show_state(row)
 
     def action_diff(self) -> None:
-        """The selected row's draft against its baseline wording, word by word (no colour needed)."""
+        """The selected row's draft against its baseline wording, word by word (no colour needed); a row
+        with no draft but an arm: that arm's wording (its commit, read from git in a worker)."""
         from workbench.tui.screens.diff import DiffScreen
 
         row = self.selected
-        if row is not None:
-            draft = self.drafts.get(row.id, row.text).strip("\n")
-            self.app.push_screen(DiffScreen(f"{row.id}: baseline → {'draft' if row.id in self.drafts else 'file'}",
-                                            row.text, draft))
+        if row is None:
+            return
+        arms = [a for a in self.view.arms_of(row.id) if a.name != BASELINE and a.sha]
+        if row.id not in self.drafts and arms:
+            self.arm_row_job(row.id, arms[-1])
+            return
+        draft = self.drafts.get(row.id, row.text).strip("\n")
+        self.app.push_screen(DiffScreen(f"{row.id}: baseline → {'draft' if row.id in self.drafts else 'file'}",
+                                        row.text, draft))
+
+    @work(thread=True, exclusive=True, group="arm-diff", exit_on_error=False)
+    def arm_row_job(self, row_id: str, arm: Arm) -> None:
+        """The row's wording in the baseline and in ARM, from git (never on the UI thread)."""
+        try:
+            baseline, text = arm_row_texts(self.view.ws, arm, row_id)
+        except InputError as exc:
+            self.post_message(ArmRowRead(row_id, arm.name, error=exc.message))
+            return
+        self.post_message(ArmRowRead(row_id, arm.name, baseline, text))
+
+    @on(ArmRowRead)
+    def arm_row_read(self, message: ArmRowRead) -> None:
+        from workbench.tui.screens.diff import DiffScreen
+
+        if message.error is not None:
+            self.notify(message.error, severity="warning")
+            return
+        self.app.push_screen(DiffScreen(f"{message.row_id}: baseline → arm {message.arm}", message.baseline,
+                                        message.text, same="no change: the arm's wording is the baseline's"))
 
     def action_edit(self) -> None:
         self.query_one("#editor", TextArea).focus()
