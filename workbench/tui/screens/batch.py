@@ -271,7 +271,7 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             return
         self.query_one("#estimate", Static).update(
             f"plan: {len(f.cases)} case(s) × {f.runs} runs × {len(f.hosts)} host(s) × {len(f.arms)} arm(s) · "
-            f"{f.jobs} at once · at most {batch_caps()['planned']:,} planned runs")
+            f"{f.jobs} at once · ≤{batch_caps()['planned']:,} runs")
         self.forecast_job(f, self.view.ws.records_dir)
 
     @work(thread=True, exclusive=True, group="forecast", exit_on_error=False)
