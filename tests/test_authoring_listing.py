@@ -10,20 +10,19 @@ from workbench.core.listing import LIMITS, Entry, budget_chars, listing, not_off
 from workbench.core.routing import Row
 
 
-def test_claude_cuts_every_long_description_to_an_even_share_and_lists_names_under_twenty() -> None:
-    lim = replace(LIMITS["claude"], default_context=None, default_chars=85)
-    entries = [Entry("a", Path("a/SKILL.md"), "Use when committing work in a repository"),
-               Entry("b", Path("b/SKILL.md"), "short"), Entry("c", Path("c/SKILL.md"), "y" * 50)]
-    shown = listing("claude", entries, limits=lim)  # room 85 - 3*5 - 2 = 68: a share of 22 each
-    assert shown.shown == {"a": "Use when committing wo", "b": "short", "c": "y" * 22} and shown.clipped == ["a", "c"]
+def test_claude_keeps_descriptions_whole_in_order_while_they_fit_and_lists_the_rest_by_name() -> None:
+    lim = replace(LIMITS["claude"], default_context=None, default_chars=60)
+    entries = [Entry("a", Path("a/SKILL.md"), "Use when committing work"), Entry("b", Path("b/SKILL.md"), "y" * 30),
+               Entry("c", Path("c/SKILL.md"), "short")]
+    shown = listing("claude", entries, limits=lim)  # names "- a" x3 + 2 newlines = 11; room 49: a (26) fits, b not
+    assert shown.shown == {"a": "Use when committing work", "b": "", "c": "short"} and shown.clipped == ["b"]
     assert not shown.dropped
-    assert offered(Row("b", "short", (), 1, kind="description"), shown)
-    why = not_offered_reason(Row("a", "Use when committing work in a repository", (), 1, kind="description"), shown)
-    assert why and "cut to 22 of 40" in why
-    assert offered(Row("c", "x", (), 1, kind="table"), shown), "a table row of a listed Skill is offered"
-    tight = listing("claude", entries, limits=replace(lim, default_chars=70))  # share 17 < 20: names only
-    assert set(tight.shown.values()) == {""}
-    assert "by name only" in str(not_offered_reason(Row("b", "short", (), 1, kind="description"), tight))
+    assert offered(Row("a", "Use when committing work", (), 1, kind="description"), shown)
+    why = not_offered_reason(Row("b", "y" * 30, (), 1, kind="description"), shown)
+    assert why and "by name only" in why
+    assert offered(Row("b", "x", (), 1, kind="table"), shown), "a table row of a listed Skill is offered"
+    capped = listing("claude", [Entry("d", Path("d/SKILL.md"), "z" * 2000)])
+    assert len(capped.shown["d"]) == 1_536 and capped.clipped == ["d"]
 
 
 def test_codex_shortens_then_omits_the_last_skills_when_bare_names_overflow() -> None:

@@ -5,8 +5,9 @@ host's numbers and overflow rule are in `LIMITS`, read from the host's own shipp
 constants); docs/authoring.md ("Listing model") cites each one.
 
 - Claude Code: budget = context tokens x 4 chars x 1% (8,000 for the 200k default); each entry is
-  `- name: description`, the description capped at 1,536. Over budget, every description longer than
-  an even share is cut to that share; a share under 20 lists names only (every description dropped).
+  `- name: description`, the description capped at 1,536. Over budget, every Skill is listed by name
+  and descriptions are added whole, in priority order (past use; listing order for a new install),
+  while they fit: the rest are listed by name only (their descriptions dropped whole).
 - Codex: budget = 2% of the context window (in tokens, ~4 bytes each), 8,000 characters when the
   window is unknown; descriptions capped at 1,024. Over budget, descriptions are shortened (the room
   shared out evenly, short ones kept whole); when even bare names do not fit, the last Skills are
@@ -24,7 +25,7 @@ from typing import Literal
 
 from workbench.core.routing import Row
 
-Overflow = Literal["even-cut", "shorten-then-omit"]
+Overflow = Literal["whole-or-name", "shorten-then-omit"]
 
 
 @dataclass(frozen=True)
@@ -42,18 +43,17 @@ class HostLimits:
     instructions_cap: int | None
     overflow: Overflow
     source: str
-    min_share: int = 0
-    """Claude Code: a per-description share under this lists names only."""
 
 
 CHARS_PER_TOKEN = 4
 """Both hosts convert tokens to characters (bytes) at 4 a token."""
 
 LIMITS: dict[str, HostLimits] = {
-    "claude": HostLimits("claude", "2.1.197", 0.01, 200_000, 8_000, 1_536, None, "even-cut",
+    "claude": HostLimits("claude", "2.1.197", 0.01, 200_000, 8_000, 1_536, None, "whole-or-name",
                          "Claude Code 2.1.197 bundle: skillListingBudgetFraction default 0.01, context default "
-                         "200000, 4 bytes a token, skillListingMaxDescChars default 1536, names only under 20 "
-                         "chars a description; SLASH_COMMAND_TOOL_CHAR_BUDGET overrides", min_share=20),
+                         "200000, 4 bytes a token, skillListingMaxDescChars default 1536; the session's listing "
+                         "passes a usage priority, so over budget descriptions are kept whole or dropped; "
+                         "SLASH_COMMAND_TOOL_CHAR_BUDGET overrides"),
     "codex": HostLimits("codex", "0.171.0", 0.02, None, 8_000, 1_024, 32 * 1024, "shorten-then-omit",
                         "openai/codex codex-rs core-skills render.rs: SKILL_METADATA_CONTEXT_WINDOW_PERCENT 2, "
                         "DEFAULT_SKILL_METADATA_CHAR_BUDGET 8_000, MAX_CATALOG_SKILL_DESCRIPTION_CHARS 1_024 (the "
@@ -133,9 +133,15 @@ def listing(host: str, entries: list[Entry], instructions: tuple[tuple[Path, byt
         total = sum(len(n) + 4 + len(texts[n]) for n in names) + max(0, len(names) - 1)  # "- n: d" lines
         if total > out.budget and names:
             room = out.budget - sum(len(n) + 4 for n in names) - (len(names) - 1)
-            if lim.overflow == "even-cut":
-                share = room // len(names)
-                cut = 0 if share < lim.min_share else share
+            if lim.overflow == "whole-or-name":
+                room = out.budget - sum(len(n) + 2 for n in names) - (len(names) - 1)
+                for n in names:  # "- name" for all, then ": description" whole while it fits
+                    if len(texts[n]) + 2 <= room:
+                        room -= len(texts[n]) + 2
+                    else:
+                        texts[n] = ""
+                        out.clipped += [] if n in out.clipped else [n]
+                cut = max((len(t) for t in texts.values()), default=0)
             else:
                 cut = _even_share(max(0, room), [len(texts[n]) for n in names])
                 used = sum(len(n) + 2 for n in names) + max(0, len(names) - 1)
