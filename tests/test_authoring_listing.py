@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from dataclasses import replace
+from pathlib import Path
 
 from workbench.core.listing import LIMITS, Entry, budget_chars, listing, not_offered_reason, offered
 from workbench.core.routing import Row

@@ -42,7 +42,8 @@ class Budget:
     """The plugin of a marketplace ('' for the workspace's own plugin or files outside any plugin)."""
 
     def as_dict(self) -> dict[str, object]:
-        return {"host": self.host, "plugin": self.plugin, "files": [str(f) for f in self.files], "parts": self.parts, "lines": self.lines,
+        return {"host": self.host, "plugin": self.plugin, "files": [str(f) for f in self.files], "parts": self.parts,
+                "lines": self.lines,
                 "chars": self.chars, "tokens": self.tokens, "token_cap": self.token_cap, "line_cap": self.line_cap,
                 "char_cap": self.char_cap}
 

@@ -47,10 +47,13 @@ FUNCTION_WORDS = (
     "a", "an", "the", "this", "that", "these", "those", "any", "all", "each", "every", "some", "no", "if", "for",
     "in", "on", "at", "of", "to", "with", "by", "from", "as", "and", "or", "not", "new", "large", "small", "big",
     "ready", "done", "claim", "general", "other", "misc", "notes", "about", "after", "once", "during", "until",
+    "read", "see", "follow", "load", "consult", "refer", "check", "look", "open",
 )
-"""Words that, first in a trigger, never make it an imperative (determiners, prepositions, adjectives)."""
+"""Words that, first in a trigger, never make it an imperative (determiners, prepositions, adjectives,
+and the read itself: "Read the guide" names the read, not the action it precedes)."""
 
-OBJECT_START = r"^\s*(?:a|an|the|this|that|these|those|your|our|my|its|their|all|any|each|every|some|new|one|two|[A-Z]{2,}\b|`|\"|')"
+OBJECT_START = (r"^\s*(?:a|an|the|this|that|these|those|your|our|my|its|their|all|any|each|every|some|new|one|two"
+                r"|[A-Z]{2,}\b|`|\"|')")
 """What follows an imperative's verb when it takes an object: a determiner, an acronym ("PDF"), a code span
 or a quoted name. "Stamp PDF forms" and "Fill PDF forms" are imperatives alike; no closed verb list decides."""
 
