@@ -164,6 +164,7 @@ SLOW: tuple[str, ...] = (
     "tests/test_doors.py::test_batch_cli_and_tui_give_the_same_config",
     "tests/test_doors.py::test_canary_cli_and_tui_give_the_same_request",
     "tests/test_doors.py::test_every_batch_door_stops_early_when_the_first_runs_all_fail_alike",
+    "tests/test_listing_gates.py::test_the_tui_canary_form_gets_the_same_refusal",
     "tests/test_doors.py::test_postinstall_cli_and_tui_give_the_same_request",
     "tests/test_doors_imports.py::test_host_names_are_listed_only_by_the_registry",
     "tests/test_effort.py::test_an_effort_the_host_cannot_take_is_refused_on_every_door"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tui_support import make_workspace
+from tui_support import make_workspace, run_async
 
 from workbench.cli import main
 from workbench.core.audit import audit
@@ -56,3 +56,28 @@ def test_canary_batch_and_tui_refuse_a_row_the_host_would_not_offer(
                                   script=ws.canaries_dir / "cat-brace.json", unconfined=True))
     canary_request(ws, CanaryForm(find_case("docs-readme-section", ws.cases_dir), "claude",
                                   script=ws.canaries_dir / "cat-brace.json", unconfined=True))
+
+
+@run_async
+async def test_the_tui_canary_form_gets_the_same_refusal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual.widgets import Select
+    from tui_support import shown
+
+    from workbench.tui.app import make_app
+    from workbench.tui.screens.canary import CanaryScreen
+
+    ws = long_skill_workspace(tmp_path)
+    monkeypatch.chdir(ws.root)
+    app = make_app(ws)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await shown(pilot, app, "canary", CanaryScreen)
+        screen.query_one("#host", Select).value = "claude"
+        screen.query_one("#script", Select).value = str(ws.canaries_dir / "cat-brace.json")
+        await pilot.pause()
+        screen.query_one("#case", Select).value = "fill-form"
+        await pilot.pause()
+        case = screen.case()
+        assert case is not None and case.id == "fill-form"
+        with pytest.raises(InputError) as tui:
+            canary_request(ws, screen.form(case))
+    assert tui.value.message.startswith("row forms/description (case fill-form) would not be offered: claude 2.1.197")
