@@ -164,7 +164,6 @@ SLOW: tuple[str, ...] = (
     "tests/test_doors.py::test_batch_cli_and_tui_give_the_same_config",
     "tests/test_doors.py::test_canary_cli_and_tui_give_the_same_request",
     "tests/test_doors.py::test_every_batch_door_stops_early_when_the_first_runs_all_fail_alike",
-    "tests/test_listing_gates.py::test_the_tui_canary_form_gets_the_same_refusal",
     "tests/test_doors.py::test_postinstall_cli_and_tui_give_the_same_request",
     "tests/test_doors_imports.py::test_host_names_are_listed_only_by_the_registry",
     "tests/test_effort.py::test_an_effort_the_host_cannot_take_is_refused_on_every_door"
@@ -179,6 +178,7 @@ SLOW: tuple[str, ...] = (
     "tests/test_hosts_process.py::test_silence_timeout_kills_the_whole_group",
     "tests/test_hosts_process.py::test_term_ignored_then_killed",
     "tests/test_hosts_process.py::test_total_timeout_while_talking",
+    "tests/test_listing_gates.py::test_the_tui_canary_form_gets_the_same_refusal",
     "tests/test_postinstall.py::test_guard_catches_an_unconfined_live_config_change",
     "tests/test_postinstall.py::test_guard_catches_an_unconfined_live_run_editing_a_checkout",
     "tests/test_redteam_flood.py::test_a_flood_of_short_junk_lines_is_counted_not_kept",
