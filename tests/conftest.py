@@ -184,6 +184,7 @@ SLOW: tuple[str, ...] = (
     "tests/test_hosts_process.py::test_term_ignored_then_killed",
     "tests/test_hosts_process.py::test_total_timeout_while_talking",
     "tests/test_offered_sim.py::test_a_sim_run_records_the_row_it_offered_and_its_listing_holds_the_description",
+    "tests/test_listing_gates.py::test_the_tui_canary_form_gets_the_same_refusal",
     "tests/test_postinstall.py::test_guard_catches_an_unconfined_live_config_change",
     "tests/test_postinstall.py::test_guard_catches_an_unconfined_live_run_editing_a_checkout",
     "tests/test_postinstall_uid.py::test_control_an_unconfined_postinstall_reads_the_root_only_file",

@@ -111,3 +111,33 @@ def test_init_guesses_from_hook_and_marketplace_and_says_so(tmp_path: Path,
                                   "skills/s/SKILL.md": SKILL.format(name="s", body=""), "skills/s/c.md": "# c\n"})
     assert main(["init", str(bare)]) == 0
     assert load_workspace(bare).config.plugin.routing == ["skills/s/SKILL.md", "AGENTS.md"]
+
+
+def marketplace(root: Path, plugins: dict[str, int], *, desc: int = 60) -> Path:
+    """A marketplace of PLUGINS (name -> Skill count), each Skill's description DESC characters long."""
+    entries = [{"name": n, "source": f"./plugins/{n}"} for n in plugins]
+    files = {".claude-plugin/marketplace.json": json.dumps({"name": "m", "plugins": entries})}
+    for name, count in plugins.items():
+        files[f"plugins/{name}/.claude-plugin/plugin.json"] = json.dumps({"name": name})
+        for i in range(count):
+            text = f"Use before editing {name} part {i}. " + "x" * desc
+            files[f"plugins/{name}/skills/s{i}/SKILL.md"] = f"---\nname: s{i}\ndescription: {text}\n---\n# s\n"
+    return write(root, files)
+
+
+def test_listing_and_budget_are_per_plugin_not_per_marketplace(tmp_path: Path) -> None:
+    marketplace(tmp_path / "m", {"small": 3, "big": 40}, desc=200)
+    (tmp_path / "workbench.toml").write_text('[plugin]\npath = "m"\nrouting = ["plugins/*/skills/*/SKILL.md"]\n'
+                                             '[audit]\ntoken_cap = 1500\n')
+    ws = load_workspace(tmp_path)
+    report = audit(ws, parse_files(ws.routing_files(), plugin=ws.plugin_dir))
+    small = [x for x in report.listings if x.plugin == "small"]
+    assert {x.host for x in small} == {"claude", "codex"} and all(not x.clipped and len(x.shown) == 3 for x in small)
+    big = next(x for x in report.listings if x.plugin == "big" and x.host == "claude")
+    assert len(big.shown) == 40 and big.clipped, "40 Skills overflow 8,000 chars: descriptions cut, none installed alone"
+    not_offered = [f for f in report.findings if f.rule == "NOT-OFFERED"]
+    assert not_offered and all("plugins/big/" in f.file.as_posix() for f in not_offered if f.file)
+    budget = [f for f in report.findings if f.rule == "BUDGET"]
+    assert budget and all("plugin big" in f.message for f in budget), [f.message for f in budget]
+    assert all(f.file and f.file.parent.name != "s0" for f in budget), "filed on the Skill that crosses the cap"
+    assert {b.plugin for b in report.budgets} >= {"small", "big"}

@@ -211,7 +211,12 @@ def test_import_real_trigger_eval_list_needs_a_target(ws_dir: Path, monkeypatch:
     assert "no routing row 'nope'" in capsys.readouterr().err
     assert main(["case", "import", src, "--format", "trigger-eval", "--target", "commit"]) == 0
     cases = {c.id: c for c in load_cases(ws_dir / "cases")}
-    assert (cases["trigger-eval-1"].kind, cases["trigger-eval-1"].target, cases["trigger-eval-1"].required) == (
-        "positive", "ops/commit", ["workflows/commit.md"])
+    first = cases["trigger-eval-1"]
+    assert (first.kind, first.target, first.required, first.moment) == ("positive", "ops/commit", ["ops/SKILL.md"],
+                                                                         "end"), "a trigger eval measures activation"
     assert (cases["trigger-eval-2"].kind, cases["trigger-eval-2"].target) == ("negative", "none")
-    assert cases["trigger-eval-1"].prompt.startswith("commit the typo fix")
+    assert first.prompt.startswith("commit the typo fix")
+    assert main(["case", "import", src, "--format", "trigger-eval", "--target", "commit", "--measure", "procedures",
+                 "--force"]) == 0
+    first = {c.id: c for c in load_cases(ws_dir / "cases")}["trigger-eval-1"]
+    assert (first.required, first.moment) == (["workflows/commit.md"], "edit")

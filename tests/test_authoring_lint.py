@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from authoring_support import PLUGIN, weak_copy
@@ -142,3 +143,38 @@ def test_trigger_must_name_the_moment_its_cases_measure() -> None:
     assert [f.row for f in found] == ["s/verify"] and "opening or updating a PR" in found[0].message
     assert moment_action("pr") == "opening or updating a PR" and moment_action("commit,pr").startswith("committing or")
     assert names_action("Fill PDF forms") and names_action("Edit PDF forms")
+
+
+def _rows(text: str) -> list[Any]:
+    from dataclasses import replace
+
+    from workbench.core.routing import parse_text
+
+    return [replace(r, id=f"s/{i}") for i, r in enumerate(parse_text(text, Path("/p/skills/s/SKILL.md")))]
+
+
+def test_a_command_moment_asks_the_trigger_to_name_what_the_command_does() -> None:
+    """`bash:^gh pr create` measures opening a PR: "Before committing" misses it, "Before opening a pull request"
+    names it; an unknown command is named by its words (`make deploy` -> deploying); `tool:Edit` is an edit."""
+    from workbench.core.lint import lint_moments, moment_action
+
+    rows = _rows("| Task | Read |\n|---|---|\n| Before opening a pull request | [p](p.md) |\n"
+                 "| Before committing | [c](c.md) |\n| Before deploying | [d](d.md) |\n")
+    pr, deploy = "bash:^gh\\s+pr\\s+create", "bash:^make\\s+deploy"
+    flagged = {f.row for f in lint_moments(rows, {"s/0": pr, "s/1": pr, "s/2": deploy})}
+    assert flagged == {"s/1"}
+    assert {f.row for f in lint_moments(rows, {"s/0": deploy, "s/2": "tool:^(Edit|Write)$"})} == {"s/0"}
+    assert moment_action(pr) == "opening or updating a PR" and moment_action(deploy) == "running `make deploy`"
+
+
+def test_a_bare_follow_row_is_no_state_trigger_and_verbs_are_not_a_closed_list() -> None:
+    """"Follow [g](g.md)." has no trigger of its own (the Skill's governs); "Fill", "Edit" and "Stamp" PDF
+    forms are imperatives alike, and so is any verb after "when you"; "Claim readiness" stays a state."""
+    from workbench.core.lint import lint_rows
+
+    rows = _rows("# S\n\nFollow [g](g.md).\n\nWhen you fill PDF forms, read [f](f.md).\n\n"
+                 "When you stamp PDF forms, read [f](f.md).\n\nWhen you are ready, read [f](f.md).\n\n"
+                 "| Task | Read |\n|---|---|\n| Fill PDF forms | [f](f.md) |\n| Edit PDF forms | [f](f.md) |\n"
+                 "| Stamp PDF forms | [f](f.md) |\n| Claim readiness | [f](f.md) |\n")
+    states = {r.trigger for r in rows for f in lint_rows(rows) if f.row == r.id and f.rule == "state-trigger"}
+    assert states == {"When you are ready", "Claim readiness"}

@@ -2,22 +2,39 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from workbench.core.listing import LIMITS, Entry, HostLimits, listing, offered
+from workbench.core.listing import LIMITS, Entry, budget_chars, listing, not_offered_reason, offered
 from workbench.core.routing import Row
 
 
-def test_overflow_drops_whole_descriptions_and_caps_clip() -> None:
-    lim = HostLimits("claude", "x", 59, 20, None, "test")
-    entries = [Entry("a", Path("a/SKILL.md"), "Use when committing work"), Entry("b", Path("b/SKILL.md"), "short"),
-               Entry("c", Path("c/SKILL.md"), "y" * 30)]
-    shown = listing("claude", entries, limits=lim)
-    assert shown.clipped == ["a", "c"] and shown.shown["a"] == "Use when committing "
-    assert shown.dropped == ["c"] and set(shown.shown) == {"a", "b"}
-    assert not offered(Row("c", "x", (), 1, kind="table"), shown)
-    assert offered(Row("b", "short", (), 1, kind="description"), shown)
-    assert not offered(Row("a", "Use when committing work", (), 1, kind="description"), shown)
+def test_claude_keeps_descriptions_whole_in_order_while_they_fit_and_lists_the_rest_by_name() -> None:
+    lim = replace(LIMITS["claude"], default_context=None, default_chars=60)
+    entries = [Entry("a", Path("a/SKILL.md"), "Use when committing work"), Entry("b", Path("b/SKILL.md"), "y" * 30),
+               Entry("c", Path("c/SKILL.md"), "short")]
+    shown = listing("claude", entries, limits=lim)  # names "- a" x3 + 2 newlines = 11; room 49: a (26) fits, b not
+    assert shown.shown == {"a": "Use when committing work", "b": "", "c": "short"} and shown.clipped == ["b"]
+    assert not shown.dropped
+    assert offered(Row("a", "Use when committing work", (), 1, kind="description"), shown)
+    why = not_offered_reason(Row("b", "y" * 30, (), 1, kind="description"), shown)
+    assert why and "by name only" in why
+    assert offered(Row("b", "x", (), 1, kind="table"), shown), "a table row of a listed Skill is offered"
+    capped = listing("claude", [Entry("d", Path("d/SKILL.md"), "z" * 2000)])
+    assert len(capped.shown["d"]) == 1_536 and capped.clipped == ["d"]
+
+
+def test_codex_shortens_then_omits_the_last_skills_when_bare_names_overflow() -> None:
+    lim = replace(LIMITS["codex"], default_chars=25)
+    entries = [Entry(n, Path(f"{n}/SKILL.md"), "z" * 40) for n in ("aaaa", "bbbb", "cccc", "dddd")]
+    shown = listing("codex", entries, limits=lim)  # bare names "- aaaa": 4 * 6 + 3 = 27 > 25
+    assert shown.dropped == ["dddd"] and list(shown.shown) == ["aaaa", "bbbb", "cccc"]
+    assert "omitted from the listing" in str(not_offered_reason(Row("dddd", "t", (), 1, kind="table"), shown))
+
+
+def test_the_budget_follows_the_models_context_window() -> None:
+    assert budget_chars(LIMITS["claude"]) == 8_000 and budget_chars(LIMITS["claude"], 1_000_000) == 40_000
+    assert budget_chars(LIMITS["codex"]) == 8_000 and budget_chars(LIMITS["codex"], 272_000) == 21_760
 
 
 def test_agents_md_cumulative_cap_root_first_hides_rows_past_it() -> None:

@@ -167,3 +167,70 @@ def test_skill_creator_dangling_required_is_warned_and_left_out(tmp_path: Path) 
     [imported] = import_skill_creator(path, rows)
     assert imported.case.required == ["here.md"]
     assert any("'gone.md' is dangling" in note for note in imported.notes)
+
+
+def _skill_rows(tmp_path: Path) -> list[Any]:
+    """Skill `pdf` (entry skills/pdf/SKILL.md) with one table row linking forms.md, and a dangling link."""
+    from workbench.core.routing import Link, Row
+
+    skill = tmp_path / "skills" / "pdf" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: pdf\ndescription: Use before filling a PDF form.\n---\n")
+    (skill.parent / "forms.md").write_text("# forms\n")
+    links = (Link("f", "forms.md", skill.parent / "forms.md", "before-action"),)
+    gone = (Link("g", "gone.md", skill.parent / "gone.md", "before-action"),)
+    return [Row("pdf", "Use before filling a PDF form.", (), 3, id="pdf/description", kind="description", file=skill),
+            Row("pdf", "Before filling a form", links, 8, id="pdf/forms", kind="table", file=skill),
+            Row("pdf", "Before merging", gone, 9, id="pdf/merge", kind="table", file=skill)]
+
+
+def test_a_missing_should_trigger_is_an_error_naming_the_item(tmp_path: Path) -> None:
+    from workbench.core.case_import import import_trigger_eval
+
+    path = tmp_path / "set.json"
+    path.write_text(json.dumps([{"query": "fill the form", "should_trigger": True}, {"query": "merge them"}]))
+    with pytest.raises(InputError) as err:
+        import_trigger_eval(path, _skill_rows(tmp_path), target="pdf")
+    assert (err.value.file, err.value.field) == (str(path), "[1].should_trigger") and "missing" in err.value.message
+
+
+def test_a_trigger_eval_positive_measures_activation_unless_told_otherwise(tmp_path: Path) -> None:
+    from workbench.core.case_import import import_trigger_eval
+
+    path = tmp_path / "set.json"
+    path.write_text(json.dumps([{"query": "fill in the intake form", "should_trigger": True}]))
+    rows = _skill_rows(tmp_path)
+    [item] = import_trigger_eval(path, rows, target="pdf")
+    assert (item.case.required, item.case.moment) == (["pdf/SKILL.md"], "end")
+    [old] = import_trigger_eval(path, rows, target="pdf", measure="procedures")
+    assert old.case.required == ["forms.md"] and old.case.moment == "edit"
+
+
+def test_routing_eval_distractor_is_boolean_or_text_and_dangling_expect_is_warned(tmp_path: Path) -> None:
+    from workbench.core.case_import import import_routing_eval
+
+    rows = _skill_rows(tmp_path)
+    path = tmp_path / "eval.jsonl"
+    path.write_text(json.dumps({"id": "a", "prompt": "fill it", "expect": "pdf/forms"}) + "\n"
+                    + json.dumps({"id": "b", "prompt": "merge them", "expect": ["forms.md", "gone.md"]}) + "\n"
+                    + json.dumps({"id": "c", "prompt": "a near miss", "expect": "forms.md", "distractor": 1}) + "\n")
+    with pytest.raises(InputError) as err:
+        import_routing_eval(path, rows)
+    assert (err.value.file, err.value.line, err.value.field) == (str(path), 3, "distractor")
+    path.write_text("\n".join(path.read_text().splitlines()[:2]) + "\n")
+    a, b = import_routing_eval(path, rows)
+    assert a.case.required == ["forms.md"] and b.case.required == ["forms.md"]
+    assert any("'gone.md' is dangling" in n for n in b.notes)
+
+
+def test_case_check_reads_a_skill_name_only_as_a_whole_word(tmp_path: Path) -> None:
+    """"application.pdf" names a file, not Skill `pdf`; "use the pdf skill" names it."""
+    from workbench.core.case_templates import naive_problems
+    from workbench.core.models import Case
+
+    rows = _skill_rows(tmp_path)
+    plain = Case(id="a", target="pdf/forms", kind="positive", prompt="Fill in application.pdf for me.",
+                 required=["forms.md"])
+    named = plain.model_copy(update={"prompt": "Use the pdf skill to fill in the form."})
+    assert naive_problems(plain, rows) == []
+    assert naive_problems(named, rows), "a prompt naming the Skill is not naive"

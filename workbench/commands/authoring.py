@@ -160,10 +160,12 @@ def run_audit(args: argparse.Namespace) -> int:
                           "listings": [x.as_dict() for x in report.listings]}, indent=2))
     else:
         for x in report.budgets:
-            print(f"session start ({x.host}): {len(x.files)} file(s), {x.lines} lines, {x.chars} characters, "
+            where = f"{x.host}, plugin {x.plugin}" if x.plugin else x.host
+            print(f"session start ({where}): {len(x.files)} file(s), {x.lines} lines, {x.chars} characters, "
                   f"~{x.tokens} tokens (cap {x.token_cap})")
         for shown in report.listings:
-            print(f"listing ({shown.host} {shown.version}): {len(shown.shown)} Skill(s) offered, "
+            where = f"{shown.host} {shown.version}" + (f", plugin {shown.plugin}" if shown.plugin else "")
+            print(f"listing ({where}, budget {shown.budget} chars): {len(shown.shown)} Skill(s) offered, "
                   f"{len(shown.dropped)} dropped, {len(shown.clipped)} clipped")
         print_findings(report.findings, ws.root, "audit")
     return 1 if args.strict and report.findings else 0

@@ -41,6 +41,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     imp.add_argument("--format", required=True, choices=sorted(IMPORTERS))
     imp.add_argument("--target", metavar="ROW|SKILL", help="the row or Skill the positives are for (required for "
                                                            "a trigger-eval list; overrides evals.json skill_name)")
+    imp.add_argument("--measure", choices=("activation", "procedures"),
+                     help="what a positive requires: the Skill's entry SKILL.md by the end (activation; the "
+                          "trigger-eval default) or its linked procedures before the first edit (procedures)")
     imp.add_argument("--out", metavar="DIR", help="folder for the case files (default: the workspace's cases)")
     imp.add_argument("--force", action="store_true")
     imp.set_defaults(handler=run_import)
@@ -84,7 +87,7 @@ def run_import(args: argparse.Namespace) -> int:
         raise InputError("no such file", file=str(path))
     check_size(path, MAX_IMPORT_BYTES, "the file to import", "FILE")  # by stat, before a byte is read
     rows = workspace_rows(ws)
-    imported = IMPORTERS[args.format](path, rows, target=args.target)
+    imported = IMPORTERS[args.format](path, rows, target=args.target, measure=args.measure)
     out = Path(args.out) if args.out else ws.cases_dir
     unmapped: dict[str, int] = {}
     for item in imported:

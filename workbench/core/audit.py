@@ -2,9 +2,11 @@
 
 EMPTY-GLOB: a routing or procedure glob matches no file. DANGLING: a row links a file that does
 not exist. UNINDEXED: a procedure file (the workspace's procedure globs) that no row links and nothing
-reaches from what the hosts load (`core.reach`). BUDGET: per host, the text it loads at
-session start (`session_load`: Skill front matter, instruction files, hook-injected files; lines,
-characters, estimated tokens at ~4 characters a token) against the workspace's caps.
+reaches from what the hosts load (`core.reach`). BUDGET: per host and per plugin (a
+user installs plugins, not marketplaces), the text it loads at session start (`session_load`: Skill
+front matter, instruction files, hook-injected files; lines, characters, estimated tokens at ~4
+characters a token) against the workspace's caps, filed on the file whose text crosses the cap.
+NOT-OFFERED: per plugin and per modelled host (`core.listing`), a row the host would not show.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.core.lint import Finding
-from workbench.core.listing import LIMITS, Entry, Listing, listed_name, listing, offered
-from workbench.core.reach import TEMPLATE, exists_exactly, host_starts, reachable
+from workbench.core.listing import LIMITS, Entry, Listing, listed_name, listing, not_offered_reason
+from workbench.core.reach import TEMPLATE, exists_exactly, host_starts, own_root, plugin_roots, reachable
 from workbench.core.routing import Row
 from workbench.core.session_load import Loaded, hosts, session_load
 from workbench.core.workspace import Workspace
@@ -36,9 +38,12 @@ class Budget:
     char_cap: int | None = None
     host: str = ""
     parts: list[str] = field(default_factory=list)
+    plugin: str = ""
+    """The plugin of a marketplace ('' for the workspace's own plugin or files outside any plugin)."""
 
     def as_dict(self) -> dict[str, object]:
-        return {"host": self.host, "files": [str(f) for f in self.files], "parts": self.parts, "lines": self.lines,
+        return {"host": self.host, "plugin": self.plugin, "files": [str(f) for f in self.files], "parts": self.parts,
+                "lines": self.lines,
                 "chars": self.chars, "tokens": self.tokens, "token_cap": self.token_cap, "line_cap": self.line_cap,
                 "char_cap": self.char_cap}
 
@@ -119,42 +124,72 @@ def unindexed(rows: list[Row], procedures: list[Path], *, plugin: Path | None = 
 
 
 def measure(host: str, loaded: list[Loaded], *, token_cap: int, line_cap: int | None = None,
-            char_cap: int | None = None) -> tuple[Budget, list[Finding]]:
-    """HOST's session-start budget over LOADED and a BUDGET finding per cap exceeded."""
+            char_cap: int | None = None, plugin: str = "") -> tuple[Budget, list[Finding]]:
+    """HOST's session-start budget over LOADED (one plugin's) and a BUDGET finding per cap exceeded,
+    filed on the file whose text first takes the running total over the cap."""
     texts = [item.text for item in loaded]
     joined = "\n".join(texts)
     files = list(dict.fromkeys(item.path for item in loaded))
-    measured = Budget(files, sum(t.count("\n") + (0 if t.endswith("\n") or not t else 1) for t in texts),
-                      len(joined), estimate_tokens(joined), token_cap, line_cap, char_cap, host,
-                      [f"{item.path.name}: {item.why}" for item in loaded])
+    count = [t.count("\n") + (0 if t.endswith("\n") or not t else 1) for t in texts]
+    measured = Budget(files, sum(count), len(joined), estimate_tokens(joined), token_cap, line_cap, char_cap, host,
+                      [f"{item.path.name}: {item.why}" for item in loaded], plugin)
+    running = {"estimated tokens": [estimate_tokens("\n".join(texts[:i + 1])) for i in range(len(texts))],
+               "lines": [sum(count[:i + 1]) for i in range(len(texts))],
+               "characters": [len("\n".join(texts[:i + 1])) for i in range(len(texts))]}
+    where = f"{host}" + (f", plugin {plugin}" if plugin else "")
     findings: list[Finding] = []
     for what, value, cap in (("estimated tokens", measured.tokens, token_cap), ("lines", measured.lines, line_cap),
                              ("characters", measured.chars, char_cap)):
         if cap is not None and value > cap:
-            findings.append(Finding("BUDGET", "error", f"{host}: session-start text is {value} {what} (cap {cap})",
-                                    files[0] if files else None, None))
+            culprit = next(i for i, total in enumerate(running[what]) if total > cap)
+            findings.append(Finding("BUDGET", "error",
+                                    f"{where}: session-start text is {value} {what} (cap {cap}); this file "
+                                    f"takes it over", loaded[culprit].path, None))
     return measured, findings
 
 
+def by_plugin(items: list[Path], top: Path) -> dict[str, list[int]]:
+    """Indices of ITEMS grouped by the plugin (of TOP's marketplace) each belongs to ('' for TOP itself)."""
+    roots = plugin_roots(top)
+    out: dict[str, list[int]] = {}
+    for i, path in enumerate(items):
+        root = own_root(path, roots)
+        out.setdefault("" if root == top.resolve() else root.name, []).append(i)
+    return out
+
+
 def listing_findings(rows: list[Row], instructions: dict[str, list[Path]] | None = None,
-                     data: dict[Path, bytes] | None = None) -> tuple[list[Listing], list[Finding]]:
-    """Per modelled host, what it would offer of ROWS' Skills (description rows, in row order) and
-    INSTRUCTIONS files (host -> files, root first, with their DATA); a NOT-OFFERED finding per row the
-    host would drop or clip away."""
-    entries = [Entry(listed_name(r), r.file, r.trigger) for r in rows if r.kind == "description" and r.file is not None]
+                     data: dict[Path, bytes] | None = None, *, context: dict[str, int] | None = None
+                     ) -> tuple[list[Listing], list[Finding]]:
+    """Per plugin (`row.plugin`: a user installs plugins, not marketplaces) and per modelled host, what it
+    would offer of ROWS' Skills (description rows, in row order) and INSTRUCTIONS files (host -> files,
+    root first, with their DATA), for a model of CONTEXT tokens (host -> tokens; else the host's
+    default); a NOT-OFFERED finding per row the host would omit or cut away."""
+    plugins = list(dict.fromkeys(r.plugin for r in rows)) or [""]
     out: list[Listing] = []
     findings: list[Finding] = []
-    for host in LIMITS:
-        files = (instructions or {}).get(host, [])
-        shown = listing(host, entries, tuple((f, (data or {}).get(f, b"")) for f in files))
-        out.append(shown)
-        for row in rows:
-            if not offered(row, shown):
-                why = "its Skill is dropped from the listing (budget)" if listed_name(row) in shown.dropped else \
-                    "clipped away (description cap or instruction-file cap)"
-                findings.append(Finding("NOT-OFFERED", "error", f"{host} {shown.version}: {why}", row.file, row.line,
-                                        row.id))
+    for plugin in plugins:
+        mine = [r for r in rows if r.plugin == plugin]
+        entries = [Entry(listed_name(r), r.file, r.trigger) for r in mine
+                   if r.kind == "description" and r.file is not None]
+        for host in LIMITS:
+            files = (instructions or {}).get(host, []) if plugin == plugins[0] else []
+            shown = listing(host, entries, tuple((f, (data or {}).get(f, b"")) for f in files),
+                            context_tokens=(context or {}).get(host), plugin=plugin)
+            out.append(shown)
+            for row in mine:
+                why = not_offered_reason(row, shown)
+                if why is not None:
+                    findings.append(Finding("NOT-OFFERED", "error", why, row.file, row.line, row.id))
     return out, findings
+
+
+def plugin_listings(ws: Workspace, rows: list[Row], *, context: dict[str, int] | None = None
+                    ) -> tuple[list[Listing], list[Finding]]:
+    """`listing_findings` for the workspace: its routing AGENTS.md counts for Codex."""
+    routing = {p.resolve() for p in ws.routing_files()}
+    agents = [p for p in (ws.plugin_dir / "AGENTS.md",) if p.is_file() and p.resolve() in routing]
+    return listing_findings(rows, {"codex": agents}, {p: p.read_bytes() for p in agents}, context=context)
 
 
 def audit(ws: Workspace, rows: list[Row]) -> AuditReport:
@@ -167,12 +202,12 @@ def audit(ws: Workspace, rows: list[Row]) -> AuditReport:
     for host in hosts():
         loaded = session_load(ws.plugin_dir, host, routing=routing, extra=extra)
         starts += [item.path for item in loaded]
-        measured, found = measure(host, loaded, token_cap=cfg.token_cap, line_cap=cfg.line_cap,
-                                  char_cap=cfg.char_cap)
-        budgets.append(measured)
-        over += found
-    agents = [p for p in (ws.plugin_dir / "AGENTS.md",) if p.is_file() and p.resolve() in set(routing)]
-    listings, not_offered = listing_findings(rows, {"codex": agents}, {p: p.read_bytes() for p in agents})
+        for plugin, index in by_plugin([item.path for item in loaded], ws.plugin_dir).items():
+            measured, found = measure(host, [loaded[i] for i in index], token_cap=cfg.token_cap,
+                                      line_cap=cfg.line_cap, char_cap=cfg.char_cap, plugin=plugin)
+            budgets.append(measured)
+            over += found
+    listings, not_offered = plugin_listings(ws, rows)
     over += not_offered
     orphans = unindexed(rows, ws.procedure_files(), plugin=ws.plugin_dir, starts=list(dict.fromkeys(starts)))
     return AuditReport(empty_globs(ws) + dangling(rows) + orphans + over,

@@ -1,15 +1,19 @@
 """Importers: other tools' eval files into cases, each with a note of what could not be mapped.
 
 - skill-routing-eval fixtures: JSONL lines `{id, prompt, expect, distractor}`. `expect` names what
-  should be read (a procedure file, a row id or a Skill; string or list); a truthy `distractor`
-  or an empty `expect` makes a negative. A string `distractor` (the near-miss it tempts) is kept
-  only in the note.
+  should be read (a procedure file, a row id or a Skill; string or list); `distractor: true` or an
+  empty `expect` makes a negative. A string `distractor` (the near-miss it tempts) is kept only in
+  the note; any other `distractor` (`1`, `"yes"` is a string) is an error naming file, line and field.
+  An `expect` naming a file that does not exist is left out of `required`, with a note.
 - Anthropic skill-creator `evals/evals.json`: `{skill_name, evals: [{id, prompt, expected_output,
   files, expectations}]}`. Every eval becomes a positive for `--target` (a row or a Skill), else
   for the Skill `skill_name` names (every procedure its rows link); `expected_output`,
   `expectations`, `files` and any other field have no case field and are each noted.
 - skill-creator trigger-eval sets (`run_eval.py --eval-set`): `[{query, should_trigger}]`. The
-  format names no Skill or row, so `--target` is required; `should_trigger: false` is a negative.
+  format names no Skill or row, so `--target` is required; `should_trigger` must be `true` or
+  `false` (missing or anything else is an error naming file, item and field). Trigger evals measure
+  ACTIVATION, so by default a positive requires the Skill's entry SKILL.md with moment `end`;
+  `measure="procedures"` requires the linked procedures before the first edit instead.
 """
 
 from __future__ import annotations
@@ -55,7 +59,8 @@ def _case(data: dict[str, Any], **extra: Any) -> Case:
     return Case.model_validate({**data, **extra})
 
 
-def import_routing_eval(path: Path, rows: list[Row], *, target: str | None = None) -> list[Imported]:
+def import_routing_eval(path: Path, rows: list[Row], *, target: str | None = None,
+                        measure: str | None = None) -> list[Imported]:
     """Cases from a skill-routing-eval JSONL file."""
     out: list[Imported] = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
@@ -72,6 +77,9 @@ def import_routing_eval(path: Path, rows: list[Row], *, target: str | None = Non
         expect = item.get("expect")
         names = [expect] if isinstance(expect, str) else [e for e in expect or [] if isinstance(e, str)]
         distractor = item.get("distractor")
+        if distractor is not None and not isinstance(distractor, (bool, str)):
+            raise InputError(f"distractor must be true, false or a string, not {distractor!r}", file=str(path),
+                             line=number, field="distractor")
         if isinstance(distractor, str) and distractor:
             notes.append(f"distractor {distractor!r} (the near-miss this prompt tempts) has no case field")
         unmapped = [key for key in item if key not in {"id", "prompt", "expect", "distractor"}]
@@ -87,6 +95,12 @@ def import_routing_eval(path: Path, rows: list[Row], *, target: str | None = Non
                     files = [name]
                 target = target or row_id
                 required += [f for f in files if f not in required]
+            gone = _dangling(required, rows)
+            required = [f for f in required if f not in gone]
+            notes += [f"required {f!r} is dangling (no such file): left out" for f in gone]
+            if not required:
+                raise InputError("expect names only files that do not exist", file=str(path), line=number,
+                                 field="expect")
             case = _case({"id": case_id, "target": target or names[0], "kind": "positive", "prompt": item["prompt"],
                           "required": required})
             notes.append("moment `edit` assumed (the format has no moment); set it per case")
@@ -130,11 +144,27 @@ def _unmapped(item: dict[str, Any], mapped: set[str], where: str = "") -> list[s
     return [f"{where}{key}" for key in item if key not in mapped]
 
 
+def _entry(target: str, rows: list[Row]) -> str | None:
+    """The entry SKILL.md (as a path suffix `<skill>/SKILL.md`) of TARGET (a row or a Skill), None when it
+    has none (a row of an AGENTS.md or CLAUDE.md is no Skill)."""
+    row = find_row(rows, target)
+    mine = [row] if row is not None else [r for r in rows if r.skill.split(":")[-1] == target]
+    files = [r.file for r in mine if r.file is not None and r.file.name == "SKILL.md"]
+    return f"{files[0].parent.name}/SKILL.md" if files else None
+
+
 def _trigger_cases(items: list[Any], path: Path, rows: list[Row], *, target: str, prompt_keys: tuple[str, ...],
-                   mapped: set[str], id_prefix: str, field_prefix: str) -> list[Imported]:
-    case_target, required, what = _target(target, rows)
-    dangling = _dangling(required, rows)
-    required = [f for f in required if f not in dangling]
+                   mapped: set[str], id_prefix: str, field_prefix: str, measure: str = "procedures",
+                   need_flag: bool = False) -> list[Imported]:
+    entry = _entry(target, rows) if measure == "activation" else None
+    if entry is not None:
+        row = find_row(rows, target)
+        case_target, required, what = (row.id if row else target), [entry], f"activation of {entry}"
+        dangling: list[str] = []
+    else:
+        case_target, required, what = _target(target, rows)
+        dangling = _dangling(required, rows)
+        required = [f for f in required if f not in dangling]
     out: list[Imported] = []
     for index, item in enumerate(items):
         prompt = next((item.get(k) for k in prompt_keys if isinstance(item, dict) and isinstance(item.get(k), str)),
@@ -144,6 +174,9 @@ def _trigger_cases(items: list[Any], path: Path, rows: list[Row], *, target: str
                              field=f"{field_prefix}[{index}].{prompt_keys[0]}")
         notes: list[str] = []
         case_id = slug(f"{id_prefix}-{item.get('id', index + 1)}")
+        if need_flag and "should_trigger" not in item:
+            raise InputError("should_trigger is missing (true or false)", file=str(path),
+                             field=f"{field_prefix}[{index}].should_trigger")
         flag = item.get("should_trigger", True)
         if not isinstance(flag, bool):
             raise InputError(f"should_trigger must be true or false, not {flag!r}", file=str(path),
@@ -151,6 +184,10 @@ def _trigger_cases(items: list[Any], path: Path, rows: list[Row], *, target: str
         if flag is False:
             case = _case({"id": case_id, "target": "none", "kind": "negative", "prompt": prompt, "moment": "end"})
             notes.append("should_trigger false: negative against every linked procedure; moment `end` assumed")
+        elif entry is not None:
+            case = _case({"id": case_id, "target": case_target, "kind": "positive", "prompt": prompt,
+                          "required": required, "moment": "end"})
+            notes.append(f"target {what}: a trigger eval measures activation (the entry file read, moment `end`)")
         else:
             case = _case({"id": case_id, "target": case_target, "kind": "positive", "prompt": prompt,
                           "required": required})
@@ -160,7 +197,8 @@ def _trigger_cases(items: list[Any], path: Path, rows: list[Row], *, target: str
     return out
 
 
-def import_skill_creator(path: Path, rows: list[Row], *, target: str | None = None) -> list[Imported]:
+def import_skill_creator(path: Path, rows: list[Row], *, target: str | None = None,
+                         measure: str | None = None) -> list[Imported]:
     """Cases from a skill-creator `evals/evals.json` (`{skill_name, evals: [...]}`)."""
     data = _load_json(path)
     if isinstance(data, list):
@@ -174,14 +212,15 @@ def import_skill_creator(path: Path, rows: list[Row], *, target: str | None = No
                          field="skill_name")
     out = _trigger_cases(data["evals"], path, rows, target=chosen, prompt_keys=("prompt",),
                          mapped={"id", "prompt", "should_trigger"}, id_prefix=str(skill or path.stem),
-                         field_prefix="evals")
+                         field_prefix="evals", measure=measure or "procedures")
     top = _unmapped(data, {"skill_name", "evals"}, "(top level) ")
     for item in out:
         item.unmapped[:0] = top
     return out
 
 
-def import_trigger_eval(path: Path, rows: list[Row], *, target: str | None = None) -> list[Imported]:
+def import_trigger_eval(path: Path, rows: list[Row], *, target: str | None = None,
+                        measure: str | None = None) -> list[Imported]:
     """Cases from a skill-creator trigger-eval set: `[{query, should_trigger}, ...]` (run_eval.py
     `--eval-set`). It names no Skill or row, so TARGET is required."""
     data = _load_json(path)
@@ -192,7 +231,7 @@ def import_trigger_eval(path: Path, rows: list[Row], *, target: str | None = Non
                          field="--target")
     return _trigger_cases(data, path, rows, target=target, prompt_keys=("query", "prompt"),
                           mapped={"id", "query", "prompt", "should_trigger"}, id_prefix=path.stem,
-                          field_prefix="")
+                          field_prefix="", measure=measure or "activation", need_flag=True)
 
 
 IMPORTERS = {"routing-eval": import_routing_eval, "skill-creator": import_skill_creator,

@@ -14,10 +14,15 @@ from typing import TYPE_CHECKING
 
 from workbench.core.lint_rules import (
     ACTION_WORDS,
+    COMMAND_MOMENTS,
+    COMMAND_NOISE,
     EVENT,
+    FUNCTION_WORDS,
     IMPERATIVES,
     MOMENT_ACTIONS,
     MOMENT_RULE,
+    NOT_ACTIONS,
+    OBJECT_START,
     RULES,
     RULES_BY_ID,
     Rule,
@@ -60,16 +65,22 @@ def _finding(rule: Rule, row: Row, **values: object) -> Finding:
 
 
 def names_action(trigger: str, rule: Rule | None = None) -> bool:
-    """True when TRIGGER names an action: a clause verb (-ing or a known verb) after before/when/...,
-    an imperative first verb, or a conversation event ("User asks ...")."""
+    """True when TRIGGER names an action: a clause verb after before/when/... (-ing, a known verb, or any
+    verb after a subject pronoun: "when you fill"), an imperative first verb (a known verb, or any word
+    that takes an object: "Stamp PDF forms"), or a conversation event ("User asks ...")."""
     text = trigger.strip(" \t*_`—–-:;,.()")
     pattern = rule.pattern if rule is not None else RULES_BY_ID["state-trigger"].pattern
     for m in re.finditer(pattern, text, re.IGNORECASE):
         word = m.group(3).lower()
-        if word.endswith("ing") or word in ACTION_WORDS:
+        subject = (m.group(2) or "").strip().lower() in ("you", "we", "they", "i")
+        if word.endswith("ing") or word in ACTION_WORDS or (subject and word not in NOT_ACTIONS):
             return True
     words = re.findall(r"[a-z][a-z-]*", text.lower())
     if words and words[0] in IMPERATIVES:
+        return True
+    first = re.match(r"\s*([A-Za-z][a-z-]*)\b(.*)", text)
+    if first and first.group(1).lower() not in FUNCTION_WORDS and not first.group(1).lower().endswith(("ly", "ed")) \
+            and re.match(OBJECT_START, first.group(2)):
         return True
     if re.search(EVENT, text, re.IGNORECASE):
         return True
@@ -88,7 +99,18 @@ def own_clauses(row: Row, index: int) -> tuple[str, str]:
     return before, link.after
 
 
+BARE_READ = r"^\W*(follow|read|see|use|load|consult|apply|open)\s+(the\s+)?\[[^\]]*\]\([^)]*\)[\s.!]*$"
+"""A row that is only "Follow [g](g.md)." (no clause of its own): the Skill's own trigger governs it."""
+
+
+def bare_read(row: Row) -> bool:
+    """ROW is an imperative read with no trigger of its own ("Follow [g](g.md).")."""
+    return bool(re.match(BARE_READ, row.text.strip(), re.IGNORECASE))
+
+
 def check_no_before_clause(rule: Rule, row: Row, _cap: int) -> Iterable[Finding]:
+    if bare_read(row):
+        return
     for i, link in enumerate(row.links):
         before, after = own_clauses(row, i)
         if link.wording == "bare-and" or not (names_moment(before, rule) or re.search(rule.pattern, after, re.I)):
@@ -96,7 +118,7 @@ def check_no_before_clause(rule: Rule, row: Row, _cap: int) -> Iterable[Finding]
 
 
 def check_state_trigger(rule: Rule, row: Row, _cap: int) -> Iterable[Finding]:
-    if not row.links:
+    if not row.links or bare_read(row):
         return
     before, after = own_clauses(row, 0)
     if not names_action(before, rule) and not names_action(after, rule):
@@ -140,23 +162,57 @@ def lint_rows(rows: Iterable[Row], *, max_row_chars: int = 160, rules: Iterable[
     return [finding for row in rows for rule in rules for finding in CHECKS[rule.id](rule, row, max_row_chars)]
 
 
+def _command_words(part: str) -> tuple[str, str] | None:
+    """(kind, command as words) of a `bash:RE` or `tool:RE` moment part, else None."""
+    kind, _, rest = part.partition(":")
+    if kind not in ("bash", "tool") or not rest:
+        return None
+    if kind == "bash":
+        literal = re.sub(r"\\(.)", r"\1", re.sub(r"[\^$()|?*+\[\]{}]|\\[bsdw]", " ", rest))
+    else:
+        literal = re.sub(r"[^A-Za-z0-9_-]+", " ", rest)
+    return kind, " ".join(literal.split())
+
+
+def command_preset(part: str) -> str | None:
+    """The preset a `bash:`/`tool:` moment part measures (`bash:^gh pr create` -> `pr`), else None."""
+    found = _command_words(part)
+    if found is None:
+        return None
+    return next((preset for pattern, preset in COMMAND_MOMENTS if re.search(pattern, found[1], re.IGNORECASE)), None)
+
+
 def moment_action(moment: str) -> str:
     """The action a before-clause should name for MOMENT (`pr` -> "opening or updating a PR"); `bash:RE`
-    names the command RE spells (`bash:^make\\s+deploy` -> "running `make deploy`"), `tool:RE` the tool;
-    a comma list joins its alternatives with "or". The one mapping: lint's messages and tune's rewrites."""
+    names the command RE spells (`bash:^make\\s+deploy` -> "running `make deploy`") or, for a command a
+    preset covers, that preset's action (`bash:^gh pr create` -> "opening or updating a PR"); `tool:RE` the
+    tool; a comma list joins its alternatives with "or". The one mapping: lint's messages and tune's rewrites."""
     named = []
     for part in (p.strip() for p in moment.split(",")):
-        kind, _, rest = part.partition(":")
+        found, preset = _command_words(part), command_preset(part)
         if part in MOMENT_ACTIONS:
             named.append(MOMENT_ACTIONS[part][0])
-        elif kind == "bash" and rest:
-            literal = re.sub(r"\\(.)", r"\1", re.sub(r"[\^$()|?*+\[\]{}]|\\[bsdw]", " ", rest))
-            named.append(f"running `{' '.join(literal.split())}`")
-        elif kind == "tool" and rest:
-            named.append(f"calling {' '.join(re.sub(r'[^A-Za-z0-9_-]+', ' ', rest).split())}")
+        elif preset is not None:
+            named.append(MOMENT_ACTIONS[preset][0])
+        elif found is not None and found[1]:
+            named.append(f"running `{found[1]}`" if found[0] == "bash" else f"calling {found[1]}")
         elif part:
             named.append(part)
     return " or ".join(dict.fromkeys(named)) or "the action"
+
+
+def moment_pattern(part: str) -> str | None:
+    """A pattern a trigger naming MOMENT part's action matches (None: not checked): a preset's, a command a
+    preset covers, else any word of the command that is not the program (`make deploy` -> deploy)."""
+    if part in MOMENT_ACTIONS:
+        return MOMENT_ACTIONS[part][1]
+    preset = command_preset(part)
+    if preset is not None:
+        return MOMENT_ACTIONS[preset][1]
+    found = _command_words(part)
+    words = [w for w in re.split(r"[\s_-]+", found[1].lower()) if len(w) > 2 and w not in COMMAND_NOISE] if found \
+        else []
+    return r"\b(" + "|".join(re.escape(w[:max(4, len(w) - 2)]) for w in words) + r")\w*" if words else None
 
 
 def case_moments(rows: list[Row], cases: Iterable[Case]) -> dict[str, str]:
@@ -180,7 +236,9 @@ def lint_moments(rows: Iterable[Row], moments: dict[str, str]) -> list[Finding]:
         parts = [p.strip() for p in moment.split(",")]
         if any(p in ("edit", "end") for p in parts):
             continue  # the work's first write or its end: any action the trigger names comes first
-        patterns = [MOMENT_ACTIONS[p][1] for p in parts if p in MOMENT_ACTIONS]
+        if any(command_preset(p) == "edit" for p in parts):
+            continue
+        patterns = [found for p in parts if (found := moment_pattern(p)) is not None]
         text = " ".join([row.trigger, *(lk.clause for lk in row.links)])
         if patterns and not any(re.search(p, text, re.IGNORECASE) for p in patterns):
             out.append(_finding(MOMENT_RULE, row, trigger=row.trigger, action=moment_action(moment), moment=moment))

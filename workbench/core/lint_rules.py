@@ -33,7 +33,29 @@ ACTION_WORDS = (
     "tag", "deploy", "publish", "bump", "create", "delete", "rename", "start", "respond", "answer", "review",
     "diagnose", "debug", "install", "migrate", "add", "remove", "fix", "ship",
 )
-"""Bare verbs accepted after "before"/"when you" besides any -ing form ("Before you commit")."""
+"""Bare verbs accepted right after "before"/"when" besides any -ing form ("Before commit")."""
+
+NOT_ACTIONS = (
+    "are", "is", "am", "be", "were", "was", "have", "has", "had", "need", "needs", "want", "wants", "feel", "seem",
+    "think", "know", "can", "could", "may", "might", "should", "must", "will", "would", "do", "does", "did", "get",
+    "claim", "ready", "done", "finished", "unsure", "not", "already", "still",
+)
+"""After "before/when you|we|they|I" the next word is the subject's verb (any verb: "When you fill",
+"When you stamp"); these words there name a state or a modal, not an action ("when you are ready")."""
+
+FUNCTION_WORDS = (
+    "a", "an", "the", "this", "that", "these", "those", "any", "all", "each", "every", "some", "no", "if", "for",
+    "in", "on", "at", "of", "to", "with", "by", "from", "as", "and", "or", "not", "new", "large", "small", "big",
+    "ready", "done", "claim", "general", "other", "misc", "notes", "about", "after", "once", "during", "until",
+    "read", "see", "follow", "load", "consult", "refer", "check", "look", "open",
+)
+"""Words that, first in a trigger, never make it an imperative (determiners, prepositions, adjectives,
+and the read itself: "Read the guide" names the read, not the action it precedes)."""
+
+OBJECT_START = (r"^\s*(?:a|an|the|this|that|these|those|your|our|my|its|their|all|any|each|every|some|new|one|two"
+                r"|[A-Z]{2,}\b|`|\"|')")
+"""What follows an imperative's verb when it takes an object: a determiner, an acronym ("PDF"), a code span
+or a quoted name. "Stamp PDF forms" and "Fill PDF forms" are imperatives alike; no closed verb list decides."""
 
 IMPERATIVES = ACTION_WORDS + (
     "initialize", "initialise", "reload", "repair", "choose", "select", "map", "produce", "decompose",
@@ -78,7 +100,7 @@ RULES: tuple[Rule, ...] = (
                  "PR\" 5/5 (#182); imperative rows (\"Edit tracked files or select a workspace\", \"Map dependent "
                  "unresolved decisions\", \"User explicitly asks to consult Grok\") read 3/3 in the #182 sweep, "
                  "so an imperative is not a state.",
-        pattern=r"\b(before|when|whenever|while|after|prior to)\s+(you\s+|we\s+|are\s+|about to\s+)*(\w+)",
+        pattern=r"\b(before|when|whenever|while|after|prior to)\s+((?:you|we|they|i)\s+|are\s+|about to\s+)*(\w+)",
         flags="| When ready to ship | [release](release.md) |",
         passes="| Edit tracked files or select a workspace | [impl](implementation.md) |",
     ),
@@ -127,6 +149,20 @@ MOMENT_ACTIONS: dict[str, tuple[str, str]] = {
     "end": ("answering", r"\b(answer|respond|repl|explain)\w*"),
 }
 """Per moment preset: the action a before-clause names, and a pattern a trigger that names it matches."""
+
+COMMAND_MOMENTS: tuple[tuple[str, str], ...] = (
+    (r"\bgh pr merge\b|\bgit merge\b|merge_pull_request", "merge"),
+    (r"\bgh pr (create|edit|ready)\b|\bgit push\b|pull_request", "pr"),
+    (r"\bgit commit\b", "commit"),
+    (r"\bgit tag\b|\bgh release\b|\b(npm|cargo|twine|poetry|yarn|pnpm) publish\b", "release"),
+    (r"\bgh issue (create|new)\b|create_issue", "issue"),
+    (r"^(edit|write|multiedit|notebookedit|apply_patch|replace|write_file)\b", "edit"),
+)
+"""A `bash:`/`tool:` moment whose command (its regex read as words) is one of these measures that preset's
+action: `bash:^gh pr create` is opening a PR, so the trigger should name opening a PR."""
+
+COMMAND_NOISE = ("git", "gh", "npm", "npx", "make", "run", "python", "python3", "bash", "uv", "mcp", "sudo", "the")
+"""Words of a command that name no action (the program, not what it does)."""
 
 MOMENT_RULE = Rule(
     id="moment-not-named",

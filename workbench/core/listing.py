@@ -1,19 +1,31 @@
-"""What a host offers the model from a plugin at session start: the listing model, as a pure function.
+"""What a host offers the model from one installed plugin at session start: the listing model, pure.
 
-Claude Code lists Skills (name + description) within a character budget of about 1% of the context
-window, each description capped; a listing that overflows drops whole descriptions. Codex gives
-Skill metadata about 2% of the context (8,000 characters when the window is unknown), each
-description capped at 1,024 characters, and reads AGENTS.md root first up to 32 KiB cumulative,
-clipping the rest with no marker. The numbers (and where each comes from) are `LIMITS`; the canary
-and batch gates call `offered(row, listing)` to refuse a row the host would not show.
+A user installs plugins, not marketplaces, so the model runs per plugin and per host. Each pinned
+host's numbers and overflow rule are in `LIMITS`, read from the host's own shipped code (the cited
+constants); docs/authoring.md ("Listing model") cites each one.
+
+- Claude Code: budget = context tokens x 4 chars x 1% (8,000 for the 200k default); each entry is
+  `- name: description`, the description capped at 1,536. Over budget, every Skill is listed by name
+  and descriptions are added whole, in priority order (past use; listing order for a new install),
+  while they fit: the rest are listed by name only (their descriptions dropped whole).
+- Codex: budget = 2% of the context window (in tokens, ~4 bytes each), 8,000 characters when the
+  window is unknown; descriptions capped at 1,024. Over budget, descriptions are shortened (the room
+  shared out evenly, short ones kept whole); when even bare names do not fit, the last Skills are
+  omitted. AGENTS.md is read root first up to 32 KiB cumulative, the rest clipped with no marker.
+
+The canary and batch doors call `not_offered_reason` (via `runner.doors`) with the same model `audit`
+reports, so a row the host would not show is refused before a run is spent on it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from workbench.core.routing import Row
+
+Overflow = Literal["whole-or-name", "shorten-then-omit"]
 
 
 @dataclass(frozen=True)
@@ -22,23 +34,41 @@ class HostLimits:
 
     host: str
     version: str
-    listing_chars: int | None
+    fraction: float
+    """Share of the context window given to the Skill listing."""
+    default_context: int | None
+    """Context tokens assumed when the model's window is unknown (None: use `default_chars`)."""
+    default_chars: int
     description_cap: int | None
     instructions_cap: int | None
+    overflow: Overflow
     source: str
 
 
+CHARS_PER_TOKEN = 4
+"""Both hosts convert tokens to characters (bytes) at 4 a token."""
+
 LIMITS: dict[str, HostLimits] = {
-    "claude": HostLimits("claude", "2.1.197", 8_000, 1_536, None,
-                         "Skill listing ~1% of a 200k-token context (2,000 tokens, ~8,000 characters at 4 a "
-                         "token), description cap 1,536 (issue 23's reading of the Claude Code docs; not yet "
-                         "confirmed for 2.1.197 by an `offered` log)"),
-    "codex": HostLimits("codex", "0.171.0", 8_000, 1_024, 32 * 1024,
-                        "Skill metadata 2% of context, 8,000 chars when unknown, 1,024 per description; "
-                        "AGENTS.md `project_doc_max_bytes` default 32768 (developers.openai.com/codex/guides/agents-md, "
-                        "codex config reference)"),
+    "claude": HostLimits("claude", "2.1.197", 0.01, 200_000, 8_000, 1_536, None, "whole-or-name",
+                         "Claude Code 2.1.197 bundle: skillListingBudgetFraction default 0.01, context default "
+                         "200000, 4 bytes a token, skillListingMaxDescChars default 1536; the session's listing "
+                         "passes a usage priority, so over budget descriptions are kept whole or dropped; "
+                         "SLASH_COMMAND_TOOL_CHAR_BUDGET overrides"),
+    "codex": HostLimits("codex", "0.171.0", 0.02, None, 8_000, 1_024, 32 * 1024, "shorten-then-omit",
+                        "openai/codex codex-rs core-skills render.rs: SKILL_METADATA_CONTEXT_WINDOW_PERCENT 2, "
+                        "DEFAULT_SKILL_METADATA_CHAR_BUDGET 8_000, MAX_CATALOG_SKILL_DESCRIPTION_CHARS 1_024 (the "
+                        "0.171.0 binary carries its '2% skills context budget' warnings); AGENTS.md "
+                        "project_doc_max_bytes = 32768 (string in the 0.171.0 binary; Codex AGENTS.md guide)"),
 }
 """Per pinned host, the limits the listing model applies (hosts absent here are not modelled)."""
+
+
+def budget_chars(lim: HostLimits, context_tokens: int | None = None) -> int:
+    """The listing budget in characters for a model with CONTEXT_TOKENS (None: the host's default)."""
+    tokens = context_tokens or lim.default_context
+    if tokens is None:
+        return lim.default_chars
+    return max(1, int(tokens * CHARS_PER_TOKEN * lim.fraction))
 
 
 @dataclass(frozen=True)
@@ -52,41 +82,80 @@ class Entry:
 
 @dataclass
 class Listing:
-    """What HOST would offer: the Skills listed (description as shown), those dropped, those clipped,
-    and the instruction files' bytes offered / clipped."""
+    """What HOST would offer of one plugin: the Skills listed (description as shown), those omitted
+    whole, those whose description was cut, and the instruction files' bytes offered / clipped."""
 
     host: str
     version: str
+    plugin: str = ""
+    budget: int = 0
     shown: dict[str, str] = field(default_factory=dict)
     dropped: list[str] = field(default_factory=list)
     clipped: list[str] = field(default_factory=list)
+    full: dict[str, str] = field(default_factory=dict)
+    """Each Skill's description as written (before any cap)."""
     instructions: list[tuple[Path, int, int, int]] = field(default_factory=list)
     """(file, bytes offered, bytes clipped, whole lines offered), root first."""
 
     def as_dict(self) -> dict[str, object]:
-        return {"host": self.host, "version": self.version, "shown": sorted(self.shown), "dropped": self.dropped,
-                "clipped": self.clipped,
+        return {"host": self.host, "version": self.version, "plugin": self.plugin, "budget": self.budget,
+                "shown": sorted(self.shown), "dropped": self.dropped, "clipped": self.clipped,
                 "instructions": [{"file": str(f), "offered": o, "clipped": c, "lines": n}
                                  for f, o, c, n in self.instructions]}
 
 
+def _even_share(room: int, lengths: list[int]) -> int:
+    """The largest cut C with sum(min(len, C)) <= ROOM (short descriptions kept whole)."""
+    low, high = 0, max(lengths, default=0)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if sum(min(n, mid) for n in lengths) <= room:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
 def listing(host: str, entries: list[Entry], instructions: tuple[tuple[Path, bytes], ...] = (),
-            *, limits: HostLimits | None = None) -> Listing:
-    """What HOST would offer of ENTRIES (in listing order) and INSTRUCTIONS (root first)."""
+            *, limits: HostLimits | None = None, context_tokens: int | None = None, plugin: str = "") -> Listing:
+    """What HOST would offer of one plugin's ENTRIES (in listing order) and INSTRUCTIONS (root first)."""
     lim = limits or LIMITS.get(host)
-    out = Listing(host, lim.version if lim else "")
-    used = 0
-    for entry in entries:
-        text = entry.description
-        if lim and lim.description_cap is not None and len(text) > lim.description_cap:
-            text = text[:lim.description_cap]
-            out.clipped.append(entry.skill)
-        size = len(entry.skill) + len(text) + 4  # "- name: description\n"
-        if lim and lim.listing_chars is not None and used + size > lim.listing_chars:
-            out.dropped.append(entry.skill)
-            continue
-        used += size
-        out.shown[entry.skill] = text
+    out = Listing(host, lim.version if lim else "", plugin)
+    texts = {e.skill: e.description for e in entries}
+    out.full = dict(texts)
+    if lim is not None:
+        out.budget = budget_chars(lim, context_tokens)
+        for e in entries:
+            if lim.description_cap is not None and len(e.description) > lim.description_cap:
+                texts[e.skill] = e.description[:lim.description_cap]
+                out.clipped.append(e.skill)
+        names = [e.skill for e in entries]
+        total = sum(len(n) + 4 + len(texts[n]) for n in names) + max(0, len(names) - 1)  # "- n: d" lines
+        if total > out.budget and names:
+            room = out.budget - sum(len(n) + 4 for n in names) - (len(names) - 1)
+            if lim.overflow == "whole-or-name":
+                room = out.budget - sum(len(n) + 2 for n in names) - (len(names) - 1)
+                for n in names:  # "- name" for all, then ": description" whole while it fits
+                    if len(texts[n]) + 2 <= room:
+                        room -= len(texts[n]) + 2
+                    else:
+                        texts[n] = ""
+                        out.clipped += [] if n in out.clipped else [n]
+                cut = max((len(t) for t in texts.values()), default=0)
+            else:
+                cut = _even_share(max(0, room), [len(texts[n]) for n in names])
+                used = sum(len(n) + 2 for n in names) + max(0, len(names) - 1)
+                while names and used > out.budget:  # even bare names overflow: omit from the end
+                    gone = names.pop()
+                    used -= len(gone) + 3
+                    out.dropped.insert(0, gone)
+            for n in names:
+                if len(texts[n]) > cut:
+                    texts[n] = texts[n][:cut]
+                    out.clipped += [] if n in out.clipped else [n]
+        out.shown = {n: texts[n] for n in names}
+    else:
+        out.shown = texts
     left = lim.instructions_cap if lim and lim.instructions_cap is not None else None
     for path, data in instructions:
         offered = len(data) if left is None else max(0, min(len(data), left))
@@ -104,16 +173,30 @@ def listed_name(row: Row) -> str:
     return f"{row.plugin}:{row.skill}" if row.plugin else row.skill
 
 
-def offered(row: Row, shown: Listing) -> bool:
-    """True when the host offers ROW: its Skill is listed and, for a description row, its text is not
-    clipped before the row's trigger ends; rows of an instruction file are offered when their line's
-    bytes fall within the offered part (a clipped AGENTS.md hides the rows past the cap)."""
-    for path, _size, _clipped, lines in shown.instructions:
+def not_offered_reason(row: Row, shown: Listing) -> str | None:
+    """Why the host would not offer ROW (None: it would). A description row needs its whole trigger
+    shown; any row of a Skill the host omits is not offered; a row of an instruction file needs its
+    line within the offered bytes (a clipped AGENTS.md hides the rows past the cap)."""
+    for path, size, clipped, lines in shown.instructions:
         if row.file is not None and path == row.file:
-            return row.line <= lines
+            return None if row.line <= lines else \
+                f"{path.name} line {row.line} is past the {size}-byte instruction cap ({clipped} bytes clipped)"
     name = listed_name(row)
-    if name not in shown.shown:
-        return name not in shown.dropped
-    if row.kind == "description":
-        return len(shown.shown[name]) >= len(row.trigger)
-    return True
+    where = f"{shown.host} {shown.version}" + (f", plugin {shown.plugin}" if shown.plugin else "")
+    if name in shown.dropped:
+        return f"{where}: Skill {name} is omitted from the listing (budget {shown.budget} chars)"
+    if name not in shown.shown or row.kind != "description":
+        return None
+    text, full = shown.shown[name], shown.full.get(name, row.trigger)
+    start = max(0, full.find(row.trigger))
+    if len(text) >= start + len(row.trigger):
+        return None
+    if not text:
+        return f"{where}: listing over its {shown.budget}-char budget lists Skill {name} by name only"
+    return f"{where}: description of {name} cut to {len(text)} of {len(full)} chars (budget {shown.budget}, " \
+           f"cap {LIMITS[shown.host].description_cap if shown.host in LIMITS else '-'})"
+
+
+def offered(row: Row, shown: Listing) -> bool:
+    """True when the host offers ROW (`not_offered_reason` is None)."""
+    return not_offered_reason(row, shown) is None

@@ -323,6 +323,31 @@ def _own(record: Path) -> list[Path]:
     return [record, record.with_name(record.name + ".torn")]
 
 
+def check_offered(ws: Workspace, cases: list[Case], hosts: list[str] | tuple[str, ...], field: str = "--cases") -> None:
+    """Refuse a positive case whose row the host would not offer (`core.listing`, the model `audit`
+    reports, per plugin, at the host's default context window): one line naming case, row and why.
+    A run of a row the model never sees measures nothing; fix the listing or pick another host."""
+    from workbench.core.audit import plugin_listings
+    from workbench.core.listing import LIMITS, listed_name, not_offered_reason
+    from workbench.core.routing import find_row, parse_files
+
+    modelled = [h for h in hosts if h in LIMITS]
+    positives = [c for c in cases if c.kind == "positive"]
+    if not modelled or not positives or not ws.plugin_dir.is_dir():
+        return
+    rows = parse_files(ws.routing_files(), plugin=ws.plugin_dir)
+    listings = {(x.plugin, x.host): x for x in plugin_listings(ws, rows)[0]}
+    for case in positives:
+        row = find_row(rows, case.target)
+        mine = [row] if row is not None else [r for r in rows if case.target in (r.skill, listed_name(r))]
+        for host in modelled:
+            for r in mine:
+                shown = listings.get((r.plugin, host))
+                why = not_offered_reason(r, shown) if shown is not None else None
+                if why:
+                    raise InputError(f"row {r.id} (case {case.id}) would not be offered: {why}", field=field)
+
+
 def canary_request(ws: Workspace, form: CanaryForm) -> RunRequest:
     """The canary's RunRequest: every check and choice made here, InputError for bad input."""
     from workbench.runner.guard import checkouts_of
@@ -337,6 +362,7 @@ def canary_request(ws: Workspace, form: CanaryForm) -> RunRequest:
         raise InputError(f"fixture folder not found: {form.fixture}", field="--fixture")
     fixture = form.fixture or ws.base_fixture
     script = script_of(form.script)
+    check_offered(ws, [form.case], [form.host], "case")
     arm = _arm(ws, form.arm, form.draft, plugin)
     record = canary_record(ws, form)
     repos = sorted({ws.root, *([arm.repo_root] if arm is not None else [])})
@@ -450,6 +476,7 @@ def batch_config(ws: Workspace, form: BatchForm) -> BatchConfig:
     cfg.stop = stop_rule(form, [n for n, _ in specs], tier)
     if cfg.stop is not None:
         cfg.runs = cfg.stop.max_runs
+    check_offered(ws, cases, hosts)
     cfg.binaries = check_plan(cfg)  # a missing host, model or impossible case is named before anything starts
     _check_login(hosts, home, script, "--hosts")
     return cfg
