@@ -43,6 +43,7 @@ from workbench.core.parsers.common import (
     output_fields,
     str_items,
 )
+from workbench.core.parsers.overlap import Overlap
 
 SYNTHETIC_MODEL = "<synthetic>"
 DELEGATING_TOOLS = frozenset({"Task", "Agent"})
@@ -62,7 +63,7 @@ class MessagesStreamParser(JsonLineParser):
 
     def __init__(self) -> None:
         super().__init__()
-        self.book = CallBook()
+        self.book = CallBook(Overlap())
         self.served_model: str | None = None
         self.synthetic_error: str | None = None
         self.last_text: str | None = None

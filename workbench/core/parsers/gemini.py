@@ -38,6 +38,7 @@ from workbench.core.parsers.common import (
     get_str,
     output_fields,
 )
+from workbench.core.parsers.overlap import Overlap
 
 KINDS = HOSTS["gemini"].tools
 _TURN_COUNTER = re.compile(r"_\d{10,}_(\d+)$")
@@ -55,7 +56,7 @@ class GeminiParser(JsonLineParser):
 
     def __init__(self) -> None:
         super().__init__()
-        self.book = CallBook()
+        self.book = CallBook(Overlap())
         self.pending_error: str | None = None
         self.turn = -1
         self.turn_has_calls = False

@@ -37,6 +37,7 @@ from workbench.core.parsers.common import (
     get_str,
     output_fields,
 )
+from workbench.core.parsers.overlap import Overlap
 from workbench.core.shell import analyze
 
 KINDS = HOSTS["grok"].tools
@@ -63,7 +64,7 @@ class GrokParser(JsonLineParser):
 
     def __init__(self) -> None:
         super().__init__()
-        self.book = CallBook()
+        self.book = CallBook(Overlap())
         self.last_text: str | None = None
         self.ended = False
 

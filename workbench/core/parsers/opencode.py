@@ -39,6 +39,7 @@ from workbench.core.parsers.common import (
     get_str,
     output_fields,
 )
+from workbench.core.parsers.overlap import Overlap
 
 KINDS = HOSTS["opencode"].tools
 _DENIAL = re.compile(r"rejected permission|permission (?:was )?denied by|user dismissed", re.IGNORECASE)
@@ -51,7 +52,7 @@ class OpenCodeParser(JsonLineParser):
 
     def __init__(self) -> None:
         super().__init__()
-        self.book = CallBook()
+        self.book = CallBook(Overlap(timed=True))
         self.usage = Usage()
         self.cost = 0.0
         self.priced = False
@@ -103,6 +104,7 @@ class OpenCodeParser(JsonLineParser):
 
     def tool_events(self, part: dict[str, Any]) -> list[Event]:
         state = get_dict(part, "state")
+        times = get_dict(state, "time")
         call_id = get_str(part, "callID")
         events: list[Event] = []
         call = self.book.get(call_id)
@@ -113,7 +115,7 @@ class OpenCodeParser(JsonLineParser):
             fields = call_fields(tool, kind, args, path_keys=("filePath", "path"))
             message = get_str(part, "messageID")
             turn = self.book.turn_of(message) if message else (len(self.book.turns) - 1 if self.book.turns else None)
-            started = self.book.start(call_id, turn=turn, **fields)
+            started = self.book.start(call_id, at=get_num(times, "start"), turn=turn, **fields)
             events.append(started)
             call = started.call
         status = get_str(state, "status")
@@ -141,7 +143,7 @@ class OpenCodeParser(JsonLineParser):
                 updates["unreadable"] = shell_unreadable(call.command, output)
                 if code not in (None, 0):
                     updates["status"] = "error"
-        events.append(self.book.finish(call, **updates))
+        events.append(self.book.finish(call, at=get_num(times, "end"), **updates))
         return events
 
     def on_step_finish(self, part: dict[str, Any]) -> list[Event]:
