@@ -31,8 +31,9 @@ class _Turn:
 
 @dataclass
 class Overlap:
-    """Merges host turns of calls that overlap in time. `timed`: the caller passes the host's times
-    (a missing time is unknown: that call neither merges nor holds a turn open); else stream order."""
+    """Merges host turns of calls that overlap in time. `timed`: the caller passes the host's times,
+    and only a result time holds a turn open (a missing time is unknown: that call neither merges
+    nor holds its turn open); else stream order, where a call is open until its result is read."""
 
     timed: bool = False
     tick: int = 0
@@ -59,7 +60,7 @@ class Overlap:
             group = _Turn(turn)
             if now is not None:
                 waiting = [t for (r, n), t in self.turns.items() if r == key[0] and n != turn and t is not group
-                           and (t.open > 0 or t.last_result > now)]
+                           and ((t.open > 0 and not self.timed) or t.last_result > now)]
                 if waiting:
                     group = min(waiting, key=lambda t: t.number)
             self.turns[key] = group
