@@ -7,9 +7,11 @@ rewritten to `/tmp/run`, and checked to hold no path of this machine and no secr
 The sim writes its stream in Claude Code's shape; its captures sit beside the real CLI's. OpenCode's
 stream leaves the child's calls out, so its run folder keeps the session database too
 (`opencode-delegated-<scenario>/`: `stdout.jsonl` and `home/.local/share/opencode/opencode.db`,
-neutralized as scripts/capture_sessions.py does).
+neutralized as scripts/capture_sessions.py does). Gemini CLI's stream leaves the subagent's calls out
+too: its folder keeps the run's chat files (`gemini-delegated-<scenario>/`: `stdout.jsonl` and
+`home/.gemini/tmp/<project>/chats/`, the main session file and the subagent's folder).
 
-    .venv/bin/python scripts/capture_delegation.py [--hosts claude,sim,opencode] [--hosts-dir .cache/hosts]
+    .venv/bin/python scripts/capture_delegation.py [--hosts claude,sim,opencode,gemini] [--hosts-dir .cache/hosts]
 """
 
 from __future__ import annotations
@@ -103,6 +105,11 @@ def capture(host: str, scenario: str, hosts_dir: Path, workdir: Path) -> Path:
             workdir) in text:
         raise SystemExit(f"{host} {scenario}: the stream holds a machine path or a secret: not kept")
     dest = OUT / f"{host}-delegated-{scenario}.jsonl"
+    if host == "gemini":
+        dest = OUT / f"{host}-delegated-{scenario}"
+        shutil.rmtree(dest, ignore_errors=True)
+        gemini_chats(run_dir, dest, forbidden + [str(workdir)])
+        dest = dest / "stdout.jsonl"
     if host == "opencode":
         dest = OUT / f"{host}-delegated-{scenario}"
         shutil.rmtree(dest, ignore_errors=True)
@@ -112,6 +119,21 @@ def capture(host: str, scenario: str, hosts_dir: Path, workdir: Path) -> Path:
     dest.write_text(text, encoding="utf-8")
     shutil.rmtree(run_dir, ignore_errors=True)
     return dest
+
+
+def gemini_chats(run_dir: Path, dest: Path, forbidden: list[str]) -> None:
+    """The run's Gemini chat files (main session, subagents' folder) copied under DEST/home with the run
+    folder rewritten to /tmp/run; a file holding a machine path or a secret stops the capture."""
+    home = run_dir / "home"
+    for path in sorted((home / ".gemini" / "tmp").rglob("*.jsonl")):
+        if path.is_symlink() or "chats" not in path.relative_to(home).parts:
+            continue
+        text = path.read_text(encoding="utf-8").replace(str(run_dir), NEUTRAL)
+        if any(f and re.search(rf"(?<![<\w]){re.escape(f)}(?![\w.-])", text) for f in forbidden):
+            raise SystemExit(f"{path.name}: holds a machine path or a secret: not kept")
+        target = dest / "home" / path.relative_to(home)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
 
 
 def sessions_capture() -> Any:
@@ -125,7 +147,7 @@ def sessions_capture() -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hosts", default="claude,sim,opencode")
+    parser.add_argument("--hosts", default="claude,sim,opencode,gemini")
     parser.add_argument("--hosts-dir", default=str(ROOT / ".cache" / "hosts"))
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="wb-capture-") as tmp:

@@ -1,7 +1,8 @@
-"""Delegation through the canary door (`workbench canary`, confined) with the REAL Claude Code and
-OpenCode driven by the scripted model server, and with the sim: who read the procedure is in the
-record, as the script says (the subagent; the main agent beside a delegation; nobody). OpenCode's
-stream omits the child's calls: they come from its session database in the run's HOME."""
+"""Delegation through the canary door (`workbench canary`, confined) with the REAL Claude Code,
+OpenCode and Gemini CLI driven by the scripted model server, and with the sim: who read the procedure
+is in the record, as the script says (the subagent; the main agent beside a delegation; nobody).
+OpenCode's and Gemini CLI's streams omit the child's calls: they come from the host's own session
+store in the run's HOME (OpenCode's database, Gemini's subagent chat file)."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def canary(host: str, scenario: str, tmp_path: Path, capsys: pytest.CaptureFixtu
 
 
 @pytest.mark.parametrize("scenario", sorted(capture.SCRIPTS))
-@pytest.mark.parametrize("host", ["claude", "opencode"])
+@pytest.mark.parametrize("host", ["claude", "opencode", "gemini"])
 def test_delegation_is_attributed_through_the_canary_door(host: str, scenario: str, demo: Path, tmp_path: Path,
                                                           installed_hosts: Path, monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
@@ -63,7 +64,9 @@ def test_delegation_is_attributed_through_the_canary_door(host: str, scenario: s
     assert (got.overall, got.fired_by) == capture.TRUTH[scenario]
     child = {Path(c.path).name for c in got.calls if c.kind == "read" and c.path and c.read_by != "main"}
     assert child == {"commit.md" if scenario == "subagent-reads" else "app.py"}
-    if host == "claude":  # it names the type it ran; OpenCode's child is named by its session
+    if host == "gemini":  # the model server ends its subagent with complete_task
+        assert [c.tool for c in got.calls if c.read_by != "main"][-1] == "complete_task"
+    if host == "claude":  # it names the type it ran; OpenCode's and Gemini's child is named by its session
         assert {c.read_by for c in got.calls} == {"main", "subagent:general-purpose"}
 
 
