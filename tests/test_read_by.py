@@ -174,3 +174,19 @@ def test_the_sessions_door_groups_a_gemini_subagents_chat_with_its_session(scena
     assert merged is not None
     assert [(c.tool, c.read_by) for c in run.parsed.calls] == [(c.tool, c.read_by) for c in merged]
     assert (score(SPEC, run.parsed.calls).overall, score(SPEC, run.parsed.calls).fired_by) == capture.TRUTH[scenario]
+
+
+def test_the_turn_clock_times_only_the_main_agents_turns() -> None:
+    """The scripted server counts the main agent's requests only; a delegating run's merged calls are
+    numbered across agents, so the effect clock ranks the main agent's turns and skips the subagent's
+    (else a write of main turn 1 lands in the window of the subagent's read, numbered 1)."""
+    from workbench.core.effects import server_turns
+    from workbench.runner.children import child_calls
+    folder = STREAMS / "gemini-delegated-subagent-reads"
+    stream = parse_lines("gemini", (folder / "stdout.jsonl").read_text(encoding="utf-8").splitlines()).calls
+    merged = child_calls("gemini", parse_lines("gemini", (folder / "stdout.jsonl").read_text(
+        encoding="utf-8").splitlines()), folder / "home")
+    assert merged is not None
+    assert [c.turn for c in merged] == [0, 1, 2, 3, 4]  # invoke, [read, complete_task], edit, commit
+    assert server_turns(merged) == [0, None, None, 1, 2]
+    assert server_turns(stream) == [c.turn for c in stream] == [0, 1, 2]  # no subagent call: as they are
