@@ -43,11 +43,13 @@ def _completion(body: dict[str, Any], text: str) -> dict[str, Any]:
         for decl in (tool.get("functionDeclarations") or []) if isinstance(tool, dict) else []:
             if isinstance(decl, dict) and decl.get("name") == COMPLETE_TASK:
                 params = decl.get("parameters") or decl.get("parametersJsonSchema") or {}
-    props = params.get("properties") if isinstance(params.get("properties"), dict) else {"result": {}}
+    found = params.get("properties") if isinstance(params, dict) else None
+    props: dict[str, Any] = found if isinstance(found, dict) else {"result": {}}
+    required = params.get("required") if isinstance(params, dict) else None
     args: dict[str, Any] = {}
-    for name in params.get("required") or list(props):
-        schema = props.get(name) if isinstance(props.get(name), dict) else {}
-        inner = schema.get("properties")
+    for name in required if isinstance(required, list) else list(props):
+        schema = props.get(name)
+        inner = schema.get("properties") if isinstance(schema, dict) else None
         args[name] = {k: text for k, v in inner.items() if isinstance(v, dict) and v.get("type") in (
             "string", "STRING")} if isinstance(inner, dict) else text
     return args

@@ -4,7 +4,8 @@ one JSON object a line, printed when the run ENDS (measured: docs/hosts.md "Grok
 Lines: `{"role":"user"}` (the prompt), then per model turn one `{"role":"assistant","content",
 "tool_calls":[{"id","function":{"name","arguments"}}]}` followed by one `{"role":"tool",
 "tool_call_id","content"}` per call in issue order (the client runs them one by one), then a last
-assistant message without tool calls. One assistant message is one turn.
+assistant message without tool calls. One assistant message is one turn; a call issued before an
+earlier call's `tool` message joins that call's turn (parsers/overlap.py, stream order).
 
 The traps, all measured: no success flag is printed, so a tool's status comes from its text (the
 client's own wording for failures, `FAILURES`); a failed `bash` (non-zero exit) returns

@@ -14,7 +14,8 @@ Issue order: OpenCode writes a tool's event when the tool FINISHES, so calls of 
 turn: its `messageID`) arrive in finish order. The parser holds a step's tool events until the step
 ends (`step_finish`, the next step, an error or the end of the stream) and numbers them by part id
 (OpenCode's ids ascend in creation order, i.e. the order the model issued the calls), then by
-`state.time.start`. The turn is the step's message id.
+`state.time.start`. The turn is the step's message id; a call whose `state.time.start` is before an
+earlier call's `state.time.end` joins that call's turn (parsers/overlap.py, the host's clock).
 """
 
 from __future__ import annotations
