@@ -5,12 +5,15 @@ scripted model server through THE request and record builders (`build_request`, 
 `canary`, confined) with the run folder kept; the host's stdout is copied with the run folder
 rewritten to `/tmp/run`, and checked to hold no path of this machine and no secret of the launch.
 The sim writes its stream in Claude Code's shape; its captures sit beside the real CLI's. OpenCode's
-and Codex's streams leave the child's calls out, so their run folders keep the host's session store
-too (`<host>-delegated-<scenario>/`: `stdout.jsonl` and, neutralized as scripts/capture_sessions.py
-does, OpenCode's `home/.local/share/opencode/opencode.db` or Codex's rollouts, the run's and its
-child's, under `home/.codex/sessions/`).
+stream leaves the child's calls out, so its run folder keeps the session database too
+(`opencode-delegated-<scenario>/`: `stdout.jsonl` and `home/.local/share/opencode/opencode.db`,
+neutralized as scripts/capture_sessions.py does). Codex's stream leaves the child's turns out: its
+folder keeps the run's rollouts, its own and its child's, under `home/.codex/sessions/`. Gemini CLI's
+stream leaves the subagent's calls out too: its folder keeps the run's chat files
+(`gemini-delegated-<scenario>/`: `stdout.jsonl` and `home/.gemini/tmp/<project>/chats/`, the main
+session file and the subagent's folder).
 
-    .venv/bin/python scripts/capture_delegation.py [--hosts claude,sim,opencode,codex] [--hosts-dir .cache/hosts]
+    .venv/bin/python scripts/capture_delegation.py [--hosts claude,sim,opencode,codex,gemini] [--hosts-dir .cache/hosts]
 """
 
 from __future__ import annotations
@@ -104,6 +107,11 @@ def capture(host: str, scenario: str, hosts_dir: Path, workdir: Path) -> Path:
             workdir) in text:
         raise SystemExit(f"{host} {scenario}: the stream holds a machine path or a secret: not kept")
     dest = OUT / f"{host}-delegated-{scenario}.jsonl"
+    if host == "gemini":
+        dest = OUT / f"{host}-delegated-{scenario}"
+        shutil.rmtree(dest, ignore_errors=True)
+        gemini_chats(run_dir, dest, forbidden + [str(workdir)])
+        dest = dest / "stdout.jsonl"
     if host in ("opencode", "codex"):
         dest = OUT / f"{host}-delegated-{scenario}"
         shutil.rmtree(dest, ignore_errors=True)
@@ -134,6 +142,21 @@ def rollouts(run_dir: Path, dest: Path, forbidden: list[str]) -> None:
         (dest / rel).write_text(text, encoding="utf-8")
 
 
+def gemini_chats(run_dir: Path, dest: Path, forbidden: list[str]) -> None:
+    """The run's Gemini chat files (main session, subagents' folder) copied under DEST/home with the run
+    folder rewritten to /tmp/run; a file holding a machine path or a secret stops the capture."""
+    home = run_dir / "home"
+    for path in sorted((home / ".gemini" / "tmp").rglob("*.jsonl")):
+        if path.is_symlink() or "chats" not in path.relative_to(home).parts:
+            continue
+        text = path.read_text(encoding="utf-8").replace(str(run_dir), NEUTRAL)
+        if any(f and re.search(rf"(?<![<\w]){re.escape(f)}(?![\w.-])", text) for f in forbidden):
+            raise SystemExit(f"{path.name}: holds a machine path or a secret: not kept")
+        target = dest / "home" / path.relative_to(home)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+
+
 def sessions_capture() -> Any:
     """scripts/capture_sessions.py (its database neutralizer)."""
     spec = importlib.util.spec_from_file_location("capture_sessions", ROOT / "scripts" / "capture_sessions.py")
@@ -145,7 +168,7 @@ def sessions_capture() -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hosts", default="claude,sim,opencode,codex")
+    parser.add_argument("--hosts", default="claude,sim,opencode,codex,gemini")
     parser.add_argument("--hosts-dir", default=str(ROOT / ".cache" / "hosts"))
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="wb-capture-") as tmp:

@@ -1,9 +1,10 @@
 """Delegation through the canary door (`workbench canary`, confined) with the REAL Claude Code,
-OpenCode and Codex driven by the scripted model server, and with the sim: who read the procedure is
-in the record, as the script says (the subagent; the main agent beside a delegation; nobody).
-OpenCode's and Codex's streams omit the child's calls: they come from the host's session store in the
-run's HOME (OpenCode's database, Codex's child rollout), read as the sessions door reads them, and
-the sessions door given that HOME agrees on who issued each call."""
+OpenCode, Codex and Gemini CLI driven by the scripted model server, and with the sim: who read the
+procedure is in the record, as the script says (the subagent; the main agent beside a delegation;
+nobody). OpenCode's, Codex's and Gemini CLI's streams omit the child's calls: they come from the host's
+session store in the run's HOME (OpenCode's database, Codex's child rollout, Gemini's subagent chat
+file), read as the sessions door reads them, and the sessions door given that HOME agrees on who
+issued each call."""
 
 from __future__ import annotations
 
@@ -69,7 +70,7 @@ def child_reads(calls: list[Call]) -> set[str]:
 
 
 @pytest.mark.parametrize("scenario", sorted(capture.SCRIPTS))
-@pytest.mark.parametrize("host", ["claude", "opencode", "codex"])
+@pytest.mark.parametrize("host", ["claude", "opencode", "codex", "gemini"])
 def test_delegation_is_attributed_through_the_canary_door(host: str, scenario: str, demo: Path, tmp_path: Path,
                                                           installed_hosts: Path, monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
@@ -77,7 +78,9 @@ def test_delegation_is_attributed_through_the_canary_door(host: str, scenario: s
     got = canary(host, scenario, tmp_path, capsys)
     assert (got.overall, got.fired_by) == capture.TRUTH[scenario]
     assert child_reads(got.calls) == {"commit.md" if scenario == "subagent-reads" else "app.py"}
-    if host == "claude":  # it names the type it ran; OpenCode's and Codex's children by their session/thread
+    if host == "gemini":  # the model server ends its subagent with complete_task
+        assert [c.tool for c in got.calls if c.read_by != "main"][-1] == "complete_task"
+    if host == "claude":  # it names the type it ran; the other hosts' children by their session/thread
         assert {c.read_by for c in got.calls} == {"main", "subagent:general-purpose"}
 
 

@@ -461,3 +461,29 @@ def test_unknown_paths_and_bad_bodies_are_refused(srv: ModelServer) -> None:
     conn.request("POST", "/v1/messages", b"{not json", {"Content-Type": "application/json"})
     assert conn.getresponse().status == 400
     conn.close()
+
+
+def test_a_gemini_subagents_text_turn_ends_it_with_complete_task() -> None:
+    """Gemini CLI offers `complete_task` to a subagent only, and ends the subagent only at that call:
+    its text turn becomes the call, in the shape the declaration asks for (the generalist's
+    `result: {response}`); the main agent's text turn stays text."""
+    from workbench.modelstub.gemini import Gemini
+    from workbench.modelstub.turns import Turn
+
+    declaration = {"name": "complete_task", "parameters": {
+        "type": "object", "required": ["result"],
+        "properties": {"result": {"type": "object", "properties": {"response": {"type": "string"}}}}}}
+    contents = [{"role": "user", "parts": [{"text": "Read x and sum it up."}]}]
+    wire = Gemini()
+    path = "/v1beta/models/m:streamGenerateContent"
+    sub = wire.parse(path, {"contents": contents, "tools": [{"functionDeclarations": [declaration]}]})
+    main_request = wire.parse(path, {"contents": contents, "tools": [{"functionDeclarations": [{"name": "read_file"}]}]})
+
+    def parts(request: Any) -> list[dict[str, Any]]:
+        answer = wire.answer(Turn("It says: check twice.", (), 1), request, {})
+        chunks = [json.loads(c.decode().split("data: ", 1)[1]) for c in answer.chunks]
+        return [p for c in chunks for p in c["candidates"][0]["content"]["parts"]]
+
+    assert parts(sub) == [{"functionCall": {"name": "complete_task",
+                                            "args": {"result": {"response": "It says: check twice."}}}}]
+    assert parts(main_request) == [{"text": "It says: check twice."}]

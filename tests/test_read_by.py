@@ -1,6 +1,7 @@
 """`read_by`: which agent issued each call (main or a delegated subagent), and `fired_by` on the score.
 
-The streams are real: Claude Code 2.1.197, OpenCode 1.18.33 (with its session database) and the sim
+The streams are real: Claude Code 2.1.197, OpenCode 1.18.33 (with its session database), Gemini CLI
+0.61.0 (with its chat files) and the sim
 driven by scripts whose main agent delegates (`scripts/capture_delegation.py`,
 tests/data/streams/README.md): the subagent reads the procedure; the subagent reads src/app.py and
 the main agent the procedure; only src/app.py is read.
@@ -83,6 +84,27 @@ def test_opencode_child_calls_come_from_its_session_database(scenario: str) -> N
         assert score(SPEC, parsed.calls).overall == "skip"  # the stream alone would miss the subagent's read
 
 
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_gemini_subagent_calls_come_from_its_chat_files(scenario: str) -> None:
+    """Gemini CLI 0.61.0 prints `invoke_agent` and its result, not the subagent's calls: they are in the
+    subagent's chat file, beside the main session's, in the run's own HOME."""
+    from workbench.runner.children import child_calls
+    folder = STREAMS / f"gemini-delegated-{scenario}"
+    parsed = parse_lines("gemini", (folder / "stdout.jsonl").read_text(encoding="utf-8").splitlines())
+    assert [(c.tool, c.kind) for c in parsed.calls][0] == ("invoke_agent", "agent")
+    assert {c.read_by for c in parsed.calls} == {"main"}
+    merged = child_calls("gemini", parsed, folder / "home")
+    assert merged is not None
+    child = [(c.tool, Path(c.path or "").name) for c in merged if c.read_by.startswith("subagent:")]
+    # the subagent ends by calling complete_task (its only way out)
+    assert child == [("read_file", "commit.md" if scenario == "subagent-reads" else "app.py"), ("complete_task", "")]
+    assert [c.tool for c in merged if c.read_by == "main"] == [c.tool for c in parsed.calls]
+    result = score(SPEC, merged)
+    assert (result.overall, result.fired_by) == capture.TRUTH[scenario]
+    if scenario == "subagent-reads":
+        assert score(SPEC, parsed.calls).overall == "skip"  # the stream alone misses the subagent's read
+
+
 def test_an_untyped_delegation_is_named_by_the_type_the_host_ran() -> None:
     calls = calls_of("claude", "nobody-reads")
     assert calls[0].tool == "Agent" and calls[1].read_by == CHILD  # the call named none; the host ran its default
@@ -132,3 +154,39 @@ def test_summary_splits_fired_by_main_from_subagent() -> None:
     [cell] = [c.to_json() for c in summarize(records).cells.values()]
     assert (cell["fired"], cell["fired_by_main"], cell["fired_by_subagent"], cell["skip"]) == (2, 1, 1, 1)
     assert cell_text(cell).startswith("2/3 (1 fired by subagent)")
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_the_sessions_door_groups_a_gemini_subagents_chat_with_its_session(scenario: str) -> None:
+    """The sessions door finds the subagent's chat file with its main session and gives its calls the
+    same readers the run's record has."""
+    from workbench.runner.children import child_calls
+    from workbench.runner.sessions import MAX_FILE_BYTES, discover, load_source
+    home = STREAMS / f"gemini-delegated-{scenario}" / "home"
+    [source], warnings = discover("gemini", home)
+    assert warnings == [] and source.files[0].name.startswith("session-") and len(source.files) == 2
+    # the subagent's folder is named by the main session's id (the main file's name ends with its start)
+    assert source.files[1].parent.name.startswith(source.files[0].stem.rsplit("-", 1)[-1])
+    run, _ = load_source(source, home, MAX_FILE_BYTES)
+    assert run is not None
+    stream = parse_lines("gemini", (home.parent / "stdout.jsonl").read_text(encoding="utf-8").splitlines())
+    merged = child_calls("gemini", stream, home)
+    assert merged is not None
+    assert [(c.tool, c.read_by) for c in run.parsed.calls] == [(c.tool, c.read_by) for c in merged]
+    assert (score(SPEC, run.parsed.calls).overall, score(SPEC, run.parsed.calls).fired_by) == capture.TRUTH[scenario]
+
+
+def test_the_turn_clock_times_only_the_main_agents_turns() -> None:
+    """The scripted server counts the main agent's requests only; a delegating run's merged calls are
+    numbered across agents, so the effect clock ranks the main agent's turns and skips the subagent's
+    (else a write of main turn 1 lands in the window of the subagent's read, numbered 1)."""
+    from workbench.core.effects import server_turns
+    from workbench.runner.children import child_calls
+    folder = STREAMS / "gemini-delegated-subagent-reads"
+    stream = parse_lines("gemini", (folder / "stdout.jsonl").read_text(encoding="utf-8").splitlines()).calls
+    merged = child_calls("gemini", parse_lines("gemini", (folder / "stdout.jsonl").read_text(
+        encoding="utf-8").splitlines()), folder / "home")
+    assert merged is not None
+    assert [c.turn for c in merged] == [0, 1, 2, 3, 4]  # invoke, [read, complete_task], edit, commit
+    assert server_turns(merged) == [0, None, None, 1, 2]
+    assert server_turns(stream) == [c.turn for c in stream] == [0, 1, 2]  # no subagent call: as they are

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from workbench.core.events import CallFinished, CallStarted, Event
-from workbench.core.models import Call
+from workbench.core.models import MAIN_READER, Call
 
 EffectKind = Literal["created", "modified", "deleted", "moved", "commit", "merge", "tag", "branch", "ref", "index"]
 FILE_KINDS: frozenset[str] = frozenset({"created", "modified", "deleted", "moved"})
@@ -237,7 +237,7 @@ def attribute_run(calls: Sequence[Call], effects: Iterable[Effect], line_spans: 
     effects = list(effects)
     turns = {i: str(c.turn) for i, c in enumerate(calls) if c.turn is not None}
     lines = reindex(line_spans, [c.call_id for c in calls]) if live_stream else []
-    clock = turn_spans([c.turn for c in calls], asked)
+    clock = turn_spans(server_turns(calls), asked)
     if clock and lines and not _consistent(clock, lines):
         clock = []
     if not clock and not live_stream:
@@ -248,6 +248,18 @@ def attribute_run(calls: Sequence[Call], effects: Iterable[Effect], line_spans: 
         if a is not None and a.call < len(calls):
             found.append(_narrowed(a, calls))
     return found
+
+
+def server_turns(calls: Sequence[Call]) -> list[int | None]:
+    """Each call's model turn as the scripted server counts them (it times the main agent's requests
+    only). A run without subagent calls: its turns as they are. A delegating run's turns were numbered
+    across agents (a subagent's messages, or its session merged in by time), so a subagent's call gets
+    none and the main agent's turns are ranked in order."""
+    if all(c.read_by == MAIN_READER for c in calls):
+        return [c.turn for c in calls]
+    rank = {t: i for i, t in enumerate(sorted({c.turn for c in calls
+                                               if c.read_by == MAIN_READER and c.turn is not None}))}
+    return [rank.get(c.turn) if c.read_by == MAIN_READER and c.turn is not None else None for c in calls]
 
 
 def _by_turn(clock: Sequence[CallSpan], lines: Sequence[CallSpan], effect: Effect,

@@ -67,6 +67,10 @@ ToolCall = tuple[str, dict[str, Any]]
 SHELL_DESCRIPTION = "Run a scripted command"
 OPENCODE_SUBAGENT = "general"
 """OpenCode's general subagent: its `task` tool requires a type."""
+GEMINI_AGENT_TOOL = "invoke_agent"
+"""Gemini CLI 0.61.0's delegating tool (`agent_name`, `prompt`); allowed by its default policy."""
+GEMINI_SUBAGENT = "generalist"
+"""Gemini CLI's built-in subagent with every tool (for a delegation that names no type)."""
 
 
 @dataclass(frozen=True)
@@ -166,6 +170,8 @@ def gemini_call(call: PortableCall) -> ToolCall:
                            "new_string": call.edit.new, "instruction": "Apply the scripted edit"}
     if call.write is not None:
         return "write_file", {"file_path": call.write.path, "content": call.write.content}
+    if call.agent is not None:
+        return GEMINI_AGENT_TOOL, {"agent_name": call.agent.type or GEMINI_SUBAGENT, "prompt": call.agent.prompt}
     return "activate_skill", {"name": call.skill}
 
 
@@ -213,9 +219,10 @@ HOSTS: dict[str, HostInfo] = {h.name: h for h in (
              session_store=".local/share/opencode", delegates=True),
     HostInfo("gemini", _table(read=("read_file", "read_many_files"), shell=("run_shell_command",),
                               edit=("replace", "edit", "write_file"), skill=("activate_skill",),
-                              agent=("delegate_to_agent",)), "gemini", True, gemini_call,
+                              agent=(GEMINI_AGENT_TOOL,)), "gemini", True, gemini_call,
              npm=("@google/gemini-cli", "0.61.0"), instructions=("GEMINI.md",), live_reads=(".gemini",),
-             live_writes=(".gemini/tmp", ".gemini/history", ".gemini/projects.json"), session_store=".gemini/tmp"),
+             live_writes=(".gemini/tmp", ".gemini/history", ".gemini/projects.json"), session_store=".gemini/tmp",
+             delegates=True),
     HostInfo("grok", _table(read=("view_file",), edit=("str_replace_editor", "create_file", "edit_file"),
                             shell=("bash",)), "openai-chat", True, grok_call,
              npm=("@vibe-kit/grok-cli", "0.0.34"), instructions=("AGENTS.md",), live_reads=(".grok",)),

@@ -29,6 +29,30 @@ from workbench.modelstub.wire import (
 CANNED_JSON = {"complexity_reasoning": "scripted run", "complexity_score": 80, "reasoning": "scripted run",
                "model_choice": "pro", "next_speaker": "user"}
 _STATUS = {429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 529: "UNAVAILABLE"}
+COMPLETE_TASK = "complete_task"
+"""The tool a Gemini CLI subagent (and only a subagent) is offered: its run ends when the model calls it,
+never at a text answer. A scripted subagent's text turn (its last) is answered with it."""
+
+
+def _completion(body: dict[str, Any], text: str) -> dict[str, Any]:
+    """complete_task's arguments carrying TEXT, in the shape its declaration asks for: each required
+    argument the text, or an object of the text for each of its string fields (the generalist's
+    `result: {response}`)."""
+    params: dict[str, Any] = {}
+    for tool in body.get("tools") or []:
+        for decl in (tool.get("functionDeclarations") or []) if isinstance(tool, dict) else []:
+            if isinstance(decl, dict) and decl.get("name") == COMPLETE_TASK:
+                params = decl.get("parameters") or decl.get("parametersJsonSchema") or {}
+    found = params.get("properties") if isinstance(params, dict) else None
+    props: dict[str, Any] = found if isinstance(found, dict) else {"result": {}}
+    required = params.get("required") if isinstance(params, dict) else None
+    args: dict[str, Any] = {}
+    for name in required if isinstance(required, list) else list(props):
+        schema = props.get(name)
+        inner = schema.get("properties") if isinstance(schema, dict) else None
+        args[name] = {k: text for k, v in inner.items() if isinstance(v, dict) and v.get("type") in (
+            "string", "STRING")} if isinstance(inner, dict) else text
+    return args
 
 
 
@@ -64,6 +88,9 @@ class Gemini(WireAPI):
         text = canned if turn is None else turn.text
         calls = [{"functionCall": {"name": name, "args": args}}
                  for name, args in (gemini_call(c) for c in (turn.calls if turn else ()))]
+        if not calls and COMPLETE_TASK in request.tools:  # a subagent ends only by calling it
+            calls = [{"functionCall": {"name": COMPLETE_TASK, "args": _completion(request.body, text or "Done.")}}]
+            text = ""
         text_parts = [{"text": text}] if text else []
 
         def response(parts: list[dict[str, Any]], last: bool) -> dict[str, Any]:

@@ -4,9 +4,11 @@ OpenCode 1.18.33's `run --format json` prints the `task` call (its `metadata.ses
 child session) but none of the child's calls; its database in the run's own HOME has them. Codex
 0.171.0's `exec --json` prints the `spawn_agent` call (a `collab_tool_call`) but none of the child's
 turns; they are in the child's own rollout beside the run's, whose `session_meta` names the run's
-thread as its parent. When a run delegated, its calls are read back from there exactly as the
-sessions door reads them (`runner.sessions`: the same discovery, grouping and reader): main agent
-and children merged by the time each call was issued, each child call `read_by subagent:<child>`.
+thread as its parent. Gemini CLI 0.61.0's `-o stream-json` prints the `invoke_agent` call and its
+result but none of the subagent's calls; the subagent's chat file in the run's own HOME has them
+(`gemini_source`). When a run delegated, its calls are read back from there exactly as the sessions
+door reads them (`runner.sessions`: the same discovery, grouping and reader): main agent and children
+merged by the time each call was issued, each child call `read_by subagent:<child>`.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ def child_calls(host: str, parsed: ParsedRun, home: Path, session_log: Path | No
     elif host == "codex" and session_log is not None:
         sources, _ = discover("codex", home)
         source = next((s for s in sources if len(s.files) > 1 and _same(s.files[0], session_log)), None)
+    elif host == "gemini":
+        source = gemini_source(home)
     if source is None:
         return None
     run, _ = load_source(source, home, MAX_FILE_BYTES)
@@ -48,3 +52,10 @@ def _same(a: Path, b: Path) -> bool:
         return os.path.samefile(a, b)
     except OSError:
         return False
+
+
+def gemini_source(home: Path) -> SessionSource | None:
+    """The run's Gemini session with its subagents' chat files: the newest in the run's own HOME (the
+    run's HOME holds only its own), None when it has no subagent file."""
+    sources, _ = discover("gemini", home, limit=1)
+    return sources[0] if sources and len(sources[0].files) > 1 else None

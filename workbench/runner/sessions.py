@@ -288,7 +288,7 @@ def discover(host: str, home: Path, *, since: timedelta | None = None, limit: in
         groups = _codex_children(groups)
     else:
         for project in _dirs(store):
-            groups += [(f,) for f in _files(project / "chats", "session-", (".json", ".jsonl"))]
+            groups += gemini_groups(project / "chats")
     found: list[SessionSource] = []
     for files in groups:
         try:
@@ -300,6 +300,27 @@ def discover(host: str, home: Path, *, since: timedelta | None = None, limit: in
     found.sort(key=lambda s: -s.mtime)
     warnings = [] if len(found) <= limit else [f"{host}: {len(found)} sessions, only the newest {limit} read"]
     return found[:limit], warnings
+
+
+_GEMINI_SESSION_ID = re.compile(r'"sessionId"\s*:\s*"([^"/\\]+)"')
+
+
+def gemini_groups(chats: Path) -> list[tuple[Path, ...]]:
+    """Gemini CLI 0.61.0's sessions in a project's `chats` folder: each main `session-*.json(l)` with its
+    subagents' chat files, which the CLI keeps in a folder named by the main session's id (read from
+    the main file's header line)."""
+    groups: list[tuple[Path, ...]] = []
+    for main in _files(chats, "session-", (".json", ".jsonl")):
+        try:
+            with main.open("rb") as handle:
+                head = handle.read(4096).decode("utf-8", "replace")
+        except OSError:
+            head = ""
+        found = _GEMINI_SESSION_ID.search(head)
+        folder = chats / found.group(1) if found else None
+        subs = _files(folder, "", (".jsonl",)) if folder and not folder.is_symlink() else []
+        groups.append((main, *subs))
+    return groups
 
 
 def _opencode_db(path: Path) -> sqlite3.Connection:

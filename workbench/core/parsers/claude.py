@@ -4,7 +4,8 @@ Reads `system/init` (version, model, tools, skills, plugins), `assistant` events
 `tool_use` blocks), `user` events (`tool_result` blocks with `is_error`) and the final `result`
 (usage, cost, served model, `permission_denials`). A call's turn is its assistant message id
 (one message per model turn, however many events carry its blocks); without ids, a turn is the
-assistant events between two tool-result events. The traps it handles:
+assistant events between two tool-result events; a call issued before an earlier call's
+`tool_result` arrived joins that call's turn (parsers/overlap.py, per agent). The traps it handles:
 
 - a denied call shows as an `is_error` tool_result whose text asks for permission, and again in
   `permission_denials`: either makes the status "denied", never "ok" or "error";
@@ -43,6 +44,7 @@ from workbench.core.parsers.common import (
     output_fields,
     str_items,
 )
+from workbench.core.parsers.overlap import Overlap
 
 SYNTHETIC_MODEL = "<synthetic>"
 DELEGATING_TOOLS = frozenset({"Task", "Agent"})
@@ -62,7 +64,7 @@ class MessagesStreamParser(JsonLineParser):
 
     def __init__(self) -> None:
         super().__init__()
-        self.book = CallBook()
+        self.book = CallBook(Overlap())
         self.served_model: str | None = None
         self.synthetic_error: str | None = None
         self.last_text: str | None = None

@@ -18,6 +18,7 @@ from pydantic_core import from_json
 
 from workbench.core.events import CallFinished, CallStarted, Event, LineSkipped
 from workbench.core.models import Call, CallKind, updated_call
+from workbench.core.parsers.overlap import Overlap
 
 EXCERPT_CHARS = 300
 MAX_LINE = 8 * 1024 * 1024
@@ -249,20 +250,26 @@ def output_fields(text: str | None, truncated: bool = False) -> dict[str, Any]:
 
 
 class CallBook:
-    """Gives calls their issue-order index and turn, and keeps the latest form of each by the host's id."""
+    """Gives calls their issue-order index and turn, and keeps the latest form of each by the host's id.
 
-    def __init__(self) -> None:
+    With an `Overlap` (parsers/overlap.py), a call started before an earlier call's result arrived is
+    put in that call's turn; AT is then the host's time of the start or result (timed overlap only)."""
+
+    def __init__(self, overlap: Overlap | None = None) -> None:
         self.calls: list[Call] = []
         self.by_id: dict[str, int] = {}
         self.finished: set[int] = set()
         self.turns: dict[str, int] = {}
+        self.overlap = overlap
 
     def turn_of(self, key: str) -> int:
         """The 0-based turn number of a host's turn key (message id, ...), in order of first sight."""
         return self.turns.setdefault(key, len(self.turns))
 
-    def start(self, call_id: str | None, **fields: Any) -> CallStarted:
+    def start(self, call_id: str | None, at: float | None = None, **fields: Any) -> CallStarted:
         """Register a newly issued call."""
+        if self.overlap is not None:
+            fields["turn"] = self.overlap.started(len(self.calls), fields.get("turn"), fields.get("read_by"), at)
         call = Call(index=len(self.calls), call_id=call_id, **fields)
         self.calls.append(call)
         if call_id is not None:
@@ -274,8 +281,10 @@ class CallBook:
         index = self.by_id.get(call_id) if call_id is not None else None
         return self.calls[index] if index is not None else None
 
-    def finish(self, call: Call, **updates: Any) -> CallFinished:
+    def finish(self, call: Call, at: float | None = None, **updates: Any) -> CallFinished:
         """The final form of CALL with UPDATES applied."""
+        if self.overlap is not None and call.index not in self.finished:
+            self.overlap.arrived(call.index, at)
         final = updated_call(call, updates)
         self.calls[final.index] = final
         self.finished.add(final.index)

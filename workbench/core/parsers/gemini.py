@@ -11,7 +11,11 @@ Turns: Gemini CLI names a call `<tool>_<ms>_<n>` with `n` counting the calls of 
 from 0 (inside `tool_id`), so `n == 0` starts a turn and `n > 0` continues it. For an id without
 that counter (a model-given id), a turn starts at the first tool_use after a tool_result or after
 assistant text that followed one. A successful `read_file` returns empty output: the host hides
-the content, so the call's `output` is None (unknown), never "" (shown to be empty).
+the content, so the call's `output` is None (unknown), never "" (shown to be empty). A call issued
+before an earlier call's result arrived joins that call's turn (parsers/overlap.py, stream order).
+
+Delegation: `invoke_agent` (kind agent) prints its call and result only, none of the subagent's
+calls; `runner.children` reads those from the run's chat files (docs/hosts.md).
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from workbench.core.parsers.common import (
     get_str,
     output_fields,
 )
+from workbench.core.parsers.overlap import Overlap
 
 KINDS = HOSTS["gemini"].tools
 _TURN_COUNTER = re.compile(r"_\d{10,}_(\d+)$")
@@ -55,7 +60,7 @@ class GeminiParser(JsonLineParser):
 
     def __init__(self) -> None:
         super().__init__()
-        self.book = CallBook()
+        self.book = CallBook(Overlap())
         self.pending_error: str | None = None
         self.turn = -1
         self.turn_has_calls = False

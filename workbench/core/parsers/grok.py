@@ -4,7 +4,8 @@ one JSON object a line, printed when the run ENDS (measured: docs/hosts.md "Grok
 Lines: `{"role":"user"}` (the prompt), then per model turn one `{"role":"assistant","content",
 "tool_calls":[{"id","function":{"name","arguments"}}]}` followed by one `{"role":"tool",
 "tool_call_id","content"}` per call in issue order (the client runs them one by one), then a last
-assistant message without tool calls. One assistant message is one turn.
+assistant message without tool calls. One assistant message is one turn; a call issued before an
+earlier call's `tool` message joins that call's turn (parsers/overlap.py, stream order).
 
 The traps, all measured: no success flag is printed, so a tool's status comes from its text (the
 client's own wording for failures, `FAILURES`); a failed `bash` (non-zero exit) returns
@@ -37,6 +38,7 @@ from workbench.core.parsers.common import (
     get_str,
     output_fields,
 )
+from workbench.core.parsers.overlap import Overlap
 from workbench.core.shell import analyze
 
 KINDS = HOSTS["grok"].tools
@@ -63,7 +65,7 @@ class GrokParser(JsonLineParser):
 
     def __init__(self) -> None:
         super().__init__()
-        self.book = CallBook()
+        self.book = CallBook(Overlap())
         self.last_text: str | None = None
         self.ended = False
 

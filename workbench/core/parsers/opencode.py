@@ -14,7 +14,8 @@ Issue order: OpenCode writes a tool's event when the tool FINISHES, so calls of 
 turn: its `messageID`) arrive in finish order. The parser holds a step's tool events until the step
 ends (`step_finish`, the next step, an error or the end of the stream) and numbers them by part id
 (OpenCode's ids ascend in creation order, i.e. the order the model issued the calls), then by
-`state.time.start`. The turn is the step's message id.
+`state.time.start`. The turn is the step's message id; a call whose `state.time.start` is before an
+earlier call's `state.time.end` joins that call's turn (parsers/overlap.py, the host's clock).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from workbench.core.parsers.common import (
     get_str,
     output_fields,
 )
+from workbench.core.parsers.overlap import Overlap
 
 KINDS = HOSTS["opencode"].tools
 _DENIAL = re.compile(r"rejected permission|permission (?:was )?denied by|user dismissed", re.IGNORECASE)
@@ -51,7 +53,7 @@ class OpenCodeParser(JsonLineParser):
 
     def __init__(self) -> None:
         super().__init__()
-        self.book = CallBook()
+        self.book = CallBook(Overlap(timed=True))
         self.usage = Usage()
         self.cost = 0.0
         self.priced = False
@@ -103,6 +105,7 @@ class OpenCodeParser(JsonLineParser):
 
     def tool_events(self, part: dict[str, Any]) -> list[Event]:
         state = get_dict(part, "state")
+        times = get_dict(state, "time")
         call_id = get_str(part, "callID")
         events: list[Event] = []
         call = self.book.get(call_id)
@@ -113,7 +116,7 @@ class OpenCodeParser(JsonLineParser):
             fields = call_fields(tool, kind, args, path_keys=("filePath", "path"))
             message = get_str(part, "messageID")
             turn = self.book.turn_of(message) if message else (len(self.book.turns) - 1 if self.book.turns else None)
-            started = self.book.start(call_id, turn=turn, **fields)
+            started = self.book.start(call_id, at=get_num(times, "start"), turn=turn, **fields)
             events.append(started)
             call = started.call
         status = get_str(state, "status")
@@ -141,7 +144,7 @@ class OpenCodeParser(JsonLineParser):
                 updates["unreadable"] = shell_unreadable(call.command, output)
                 if code not in (None, 0):
                     updates["status"] = "error"
-        events.append(self.book.finish(call, **updates))
+        events.append(self.book.finish(call, at=get_num(times, "end"), **updates))
         return events
 
     def on_step_finish(self, part: dict[str, Any]) -> list[Event]:
