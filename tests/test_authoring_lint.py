@@ -178,3 +178,12 @@ def test_a_bare_follow_row_is_no_state_trigger_and_verbs_are_not_a_closed_list()
                  "| Stamp PDF forms | [f](f.md) |\n| Claim readiness | [f](f.md) |\n")
     states = {r.trigger for r in rows for f in lint_rows(rows) if f.row == r.id and f.rule == "state-trigger"}
     assert states == {"When you are ready", "Claim readiness"}
+
+
+@pytest.mark.parametrize("trigger", ["When the cache is big", "Whenever the build is red", "While the lock is held",
+                                     "If the tests fail"])
+def test_a_condition_opened_by_a_conjunction_is_a_state_not_an_imperative(trigger: str) -> None:
+    # "When the ..." is a condition: the conjunction is not an imperative verb taking the object "the ..."
+    from workbench.core.lint import names_action
+    assert not names_action(f"{trigger}, read")
+    assert names_action("When you prune the cache, read") and names_action("Prune the cache, then read")

@@ -48,6 +48,8 @@ FUNCTION_WORDS = (
     "in", "on", "at", "of", "to", "with", "by", "from", "as", "and", "or", "not", "new", "large", "small", "big",
     "ready", "done", "claim", "general", "other", "misc", "notes", "about", "after", "once", "during", "until",
     "read", "see", "follow", "load", "consult", "refer", "check", "look", "open",
+    "when", "whenever", "while", "before", "where", "wherever", "unless", "since", "because", "though",
+    "although", "prior",
 )
 """Words that, first in a trigger, never make it an imperative (determiners, prepositions, adjectives,
 and the read itself: "Read the guide" names the read, not the action it precedes)."""
