@@ -128,6 +128,9 @@ class RepoWatcher:
         self._existing: set[str] = set()
         self._modes: dict[str, bool | None] = {}
         """File -> its executable bit, as last seen (an attribute change is an effect only if it flips)."""
+        self._walked: set[str] = set()
+        """Files of a new folder recorded `created` by its listing: their own CREATE event, if it comes
+        after the watch, is the same creation."""
         self._empty: set[str] = set()
         """Files created during the run that are still empty as far as the watcher saw."""
         self._refs: dict[str, str] = {}
@@ -165,23 +168,33 @@ class RepoWatcher:
 
     def _watch_tree(self, top: Path, t: float | None) -> None:
         """Watch TOP and every folder below it (not .git). With T (a folder that appeared during the
-        run), the files already inside it were created before its watch existed: record them at T."""
+        run), the files already inside it were created before its watch existed: record them at T.
+
+        Each folder's watch is added BEFORE its entries are listed: a file made between the listing and
+        the watch would otherwise show only its later writes (`modified`, never `created`)."""
         assert self._inotify is not None
-        for root, dirs, files in os.walk(top):
-            dirs[:] = [d for d in dirs if not (root == str(self.repo) and d == ".git")]
-            base = Path(root)
+        pending = [top]
+        while pending:
+            base = pending.pop()
             try:
                 self._dirs[self._inotify.add_watch(base, TREE_MASK)] = base
+                entries = list(os.scandir(base))
             except OSError as err:
                 if err.errno not in (errno.ENOENT, errno.ENOTDIR):
                     self.overflowed = True  # out of watches (fs.inotify.max_user_watches) or unreadable
                 continue
-            for name in files:
-                rel = (base / name).relative_to(self.repo).as_posix()
-                self._modes[rel] = _executable(base / name)
+            for entry in sorted(entries, key=lambda e: e.name):
+                if entry.is_dir(follow_symlinks=False):
+                    if not (base == self.repo and entry.name == ".git"):
+                        pending.append(Path(entry.path))
+                    continue
+                rel = Path(entry.path).relative_to(self.repo).as_posix()
+                self._modes[rel] = _executable(Path(entry.path))
                 if t is None:
                     self._existing.add(rel)
-                else:
+                elif rel not in self._existing:
+                    self._existing.add(rel)
+                    self._walked.add(rel)
                     self._add(Effect(t, rel, "created"))
 
     def _watch_refs(self, top: Path) -> None:
@@ -263,6 +276,10 @@ class RepoWatcher:
                 self._watch_tree(path, t)
             return
         rel = path.relative_to(self.repo).as_posix()
+        if rel in self._walked:  # the first event after its listing: a CREATE is that same creation
+            self._walked.discard(rel)
+            if mask & flags.CREATE:
+                return
         if not mask & CONTENT_EVENTS:  # attributes only: an effect only if the executable bit flipped
             mode = _executable(path)
             if mode is None or mode == self._modes.get(rel, mode):
