@@ -29,6 +29,7 @@ TRANSFORMED = ("host", "model", "calls", "usage", "verdict", "discarded", "first
 # Fields copied as they are.
 DIRECT = ("condition", "effort", "arm", "source", "batch", "target", "kind", "run", "required_read_at",
           "moment_at", "entry_loaded_at", "tool_calls", "failed_calls", "login_files_changed")
+_NOT_AS_EXTRA = frozenset(TRANSFORMED + DIRECT)
 
 
 def is_agentsmd(obj: dict[str, Any]) -> bool:
@@ -124,7 +125,7 @@ def convert_fields(obj: dict[str, Any], *, file: str | None = None, line: int | 
     verdict = {k: VERDICT_NAMES.get(v, v) for k, v in stored.items()}
     model, effort = split_model(obj)
     moment_at = obj.get("moment_at", obj.get("first_edit"))
-    data: dict[str, Any] = {k: obj[k] for k in obj if k not in TRANSFORMED and k not in DIRECT}
+    data: dict[str, Any] = {k: v for k, v in obj.items() if k not in _NOT_AS_EXTRA}
     data.update({k: obj[k] for k in DIRECT if k in obj and obj[k] is not None})
     kind = str(obj.get("kind", ""))
     overall = overall_of(kind, verdict)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.core.models import Provenance, RescoredFrom, RunRecord, Score, ScoreSpec
+from workbench.core.models import Provenance, RescoredFrom, RunRecord, Score, ScoreSpec, updated
 from workbench.core.scoring import SCORER_RULES, score
 
 
@@ -76,10 +76,10 @@ def rescore(record: RunRecord, result: Score | None = None) -> RunRecord:
               "fired_by": result.fired_by,
               "read_basis": {k: b for k, b in result.read_basis.items() if (result.reads.get(k) or 0) < kept},
               "evidence_conflicts": [c for c in result.conflicts if c.call < kept],
-              "provenance": (record.provenance or Provenance()).model_copy(update={"rescored_from": before})}
+              "provenance": updated(record.provenance or Provenance(), {"rescored_from": before})}
     if record.valid or not output:
         update["overall"] = result.overall if result.verdicts else None
-    return record.model_copy(update=update)
+    return updated(record, update)
 
 
 def kept_reads(record: RunRecord, result: Score) -> dict[str, int | None]:
