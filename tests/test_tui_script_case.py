@@ -135,3 +135,26 @@ async def test_a_script_added_while_the_app_runs_is_offered_with_its_case(tmp_pa
             await pilot.pause(0.05)
             waited += 0.05
         assert scripts.value == "" and screen.query_one("#case", Select).value != SCRIPT_CASE
+
+
+@run_async
+async def test_a_scenario_that_injects_no_output_is_invalid_on_both_doors(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """`canaries/no-output.json` carries `"fault": "no-output"`: the canary door injects it as the self-test
+    does, so the run is invalid (no model output), never the verdict its script would have made."""
+    ws = make_workspace(tmp_path)
+    app = make_app(ws)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await shown(pilot, app, "canary", CanaryScreen)
+        screen.query_one("#script", Select).value = str(ws.canaries_dir / "no-output.json")
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, app, "RunScored")
+        tui = next(m for m in app.journal if isinstance(m, RunScored)).record
+    assert (tui.valid, tui.invalid_reason, tui.overall) == (False, "no-output", "no-output"), tui.overall
+    monkeypatch.chdir(ws.root)
+    capsys.readouterr()
+    assert main(["canary", "--host", "sim", "--script", "canaries/no-output.json", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert (cli["valid"], cli["invalid_reason"], cli["faults"]) == (False, "no-output", [f for f in tui.faults])

@@ -259,6 +259,19 @@ def _script_json(path: Path) -> object:
     return data
 
 
+def script_fault(source: ScriptSource) -> str | None:
+    """The fault a canary file SOURCE injects (`"fault": "no-output"`: every model request answered with
+    an error), as the self-test injects it; None for a bare script or a Script."""
+    path = Path(source) if isinstance(source, (str, Path)) else None
+    if path is None or path.suffix.lower() != ".json":
+        return None
+    data = _script_json(path)
+    fault = data.get("fault") if isinstance(data, dict) and "script" in data else None
+    if fault not in (None, "no-output"):
+        raise InputError(f"unknown fault {fault!r} (known: no-output)", file=str(path), field="fault")
+    return fault
+
+
 def script_of(source: ScriptSource) -> Script | None:
     """SOURCE as a Script (a file loaded by `load_script_file`)."""
     if source is None or isinstance(source, Script):
@@ -371,7 +384,7 @@ def canary_request(ws: Workspace, form: CanaryForm) -> RunRequest:
                         script=script, effort=form.effort or None, fixture=fixture, timeout=form.timeout,
                         silence_timeout=form.silence_timeout, unconfined=form.unconfined,
                         home=form.home, checkouts=repos, guarded=checkouts_of(repos), own=_own(record),
-                        cancel=form.cancel)
+                        cancel=form.cancel, no_output=script_fault(form.script) == "no-output")
     _check_login([form.host], home, script)
     return req
 
