@@ -25,11 +25,22 @@ def test_claude_keeps_descriptions_whole_in_order_while_they_fit_and_lists_the_r
 
 
 def test_codex_shortens_then_omits_the_last_skills_when_bare_names_overflow() -> None:
-    lim = replace(LIMITS["codex"], default_chars=25)
-    entries = [Entry(n, Path(f"{n}/SKILL.md"), "z" * 40) for n in ("aaaa", "bbbb", "cccc", "dddd")]
-    shown = listing("codex", entries, limits=lim)  # bare names "- aaaa": 4 * 6 + 3 = 27 > 25
-    assert shown.dropped == ["dddd"] and list(shown.shown) == ["aaaa", "bbbb", "cccc"]
+    lim = replace(LIMITS["codex"], default_chars=3 * 33 + 32, bundled=())
+    entries = [Entry(n, Path(f"{n}/SKILL.md"), "z" * 40) for n in ("dddd", "aaaa", "bbbb", "cccc")]
+    shown = listing("codex", entries, limits=lim)  # bare "- aaaa: (file: r0/aaaa/SKILL.md)" + newline = 33
+    assert shown.dropped == ["dddd"] and list(shown.shown) == ["aaaa", "bbbb", "cccc"], "sorted by name"
     assert "omitted from the listing" in str(not_offered_reason(Row("dddd", "t", (), 1, kind="table"), shown))
+
+
+def test_codex_deals_the_room_out_a_character_at_a_time_and_keeps_short_descriptions_whole() -> None:
+    lim = replace(LIMITS["codex"], default_chars=2 * 33 + 13, bundled=())
+    entries = [Entry("aaaa", Path("aaaa/SKILL.md"), "z" * 40), Entry("bbbb", Path("bbbb/SKILL.md"), "ok")]
+    shown = listing("codex", entries, limits=lim)  # room 13: " ok" costs 3, " " + 9 to aaaa
+    assert shown.shown == {"aaaa": "z" * 9, "bbbb": "ok"} and shown.clipped == ["aaaa"]
+    with_bundled = listing("codex", entries, limits=replace(lim, default_chars=8_000))
+    assert with_bundled.shown == {"aaaa": "z" * 40, "bbbb": "ok"} and not with_bundled.clipped
+    capped = listing("codex", [Entry("c", Path("c/SKILL.md"), "y" * 1_500)])
+    assert capped.shown["c"] == "y" * 1_021 + "..." and capped.clipped == ["c"]
 
 
 def test_the_budget_follows_the_models_context_window() -> None:

@@ -8,10 +8,13 @@ constants); docs/authoring.md ("Listing model") cites each one.
   `- name: description`, the description capped at 1,536. Over budget, every Skill is listed by name
   and descriptions are added whole, in priority order (past use; listing order for a new install),
   while they fit: the rest are listed by name only (their descriptions dropped whole).
-- Codex: budget = 2% of the context window (in tokens, ~4 bytes each), 8,000 characters when the
-  window is unknown; descriptions capped at 1,024. Over budget, descriptions are shortened (the room
-  shared out evenly, short ones kept whole); when even bare names do not fit, the last Skills are
-  omitted. AGENTS.md is read root first up to 32 KiB cumulative, the rest clipped with no marker.
+- Codex: budget = 2% of the context window in tokens (a line costs ceil((bytes + 1) / 4)), 8,000
+  characters when the window is unknown; a description over 1,024 is cut to 1,021 + "...". Each line is
+  `- name: description (file: r0/<dir>/SKILL.md)`, after the 4 bundled system Skills, sorted by name.
+  Over budget, the room left after the bare lines is dealt out one character at a time to each
+  description in turn (short ones kept whole); when even bare lines do not fit, they are kept in order
+  while they fit and the rest omitted. AGENTS.md is read root first up to 32 KiB cumulative, the rest
+  clipped with no marker. Measured against the real 0.171.0 CLI (docs/authoring.md).
 
 The canary and batch doors call `not_offered_reason` (via `runner.doors`) with the same model `audit`
 reports, so a row the host would not show is refused before a run is spent on it.
@@ -43,6 +46,10 @@ class HostLimits:
     instructions_cap: int | None
     overflow: Overflow
     source: str
+    bundled: tuple[tuple[str, int], ...] = ()
+    """The host's own Skills listed ahead of the plugin's: (name, description length), sharing the budget."""
+    cap_marker: str = ""
+    """Appended to a description cut at `description_cap` (the cut text plus it is `description_cap` long)."""
 
 
 CHARS_PER_TOKEN = 4
@@ -58,7 +65,10 @@ LIMITS: dict[str, HostLimits] = {
                         "openai/codex codex-rs core-skills render.rs: SKILL_METADATA_CONTEXT_WINDOW_PERCENT 2, "
                         "DEFAULT_SKILL_METADATA_CHAR_BUDGET 8_000, MAX_CATALOG_SKILL_DESCRIPTION_CHARS 1_024 (the "
                         "0.171.0 binary carries its '2% skills context budget' warnings); AGENTS.md "
-                        "project_doc_max_bytes = 32768 (string in the 0.171.0 binary; Codex AGENTS.md guide)"),
+                        "project_doc_max_bytes = 32768 (string in the 0.171.0 binary; Codex AGENTS.md guide); "
+                        "bundled Skills, line shape and cap marker measured on the 0.171.0 CLI",
+                        bundled=(("imagegen", 570), ("openai-docs", 624), ("skill-creator", 106),
+                                 ("skill-installer", 225)), cap_marker="..."),
 }
 """Per pinned host, the limits the listing model applies (hosts absent here are not modelled)."""
 
@@ -104,16 +114,61 @@ class Listing:
                                  for f, o, c, n in self.instructions]}
 
 
-def _even_share(room: int, lengths: list[int]) -> int:
-    """The largest cut C with sum(min(len, C)) <= ROOM (short descriptions kept whole)."""
-    low, high = 0, max(lengths, default=0)
-    while low < high:
-        mid = (low + high + 1) // 2
-        if sum(min(n, mid) for n in lengths) <= room:
-            low = mid
-        else:
-            high = mid - 1
-    return low
+def _line_cost(tokens: bool, chars: int, size: int) -> int:
+    """What a listing line of CHARS characters and SIZE bytes (its newline counted) costs Codex."""
+    return (size + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN if tokens else chars
+
+
+def _codex(lim: HostLimits, entries: list[Entry], texts: dict[str, str], out: Listing,
+           context_tokens: int | None) -> None:
+    """Codex's rule (codex-rs core-skills render.rs, as the 0.171.0 CLI listed it): the bundled Skills
+    first, then the plugin's by name; each line `- name: description (file: r0/<dir>/SKILL.md)`."""
+    tokens = bool(context_tokens)
+    limit = max(1, int(context_tokens * lim.fraction)) if context_tokens else lim.default_chars
+    lines = [(n, "x" * size, f"r1/{n}/SKILL.md", False) for n, size in sorted(lim.bundled)]
+    lines += [(e.skill, texts[e.skill], f"r0/{e.file.parent.name}/SKILL.md", True)
+              for e in sorted(entries, key=lambda e: e.skill)]
+
+    def cost(text: str) -> int:
+        return _line_cost(tokens, len(text) + 1, len(text.encode()) + 1)
+
+    bare = [cost(f"- {n}: (file: {path})") for n, _, path, _ in lines]
+    if sum(cost(f"- {n}: {d} (file: {path})" if d else f"- {n}: (file: {path})")
+           for n, d, path, _ in lines) <= limit:
+        keep = [len(d) for _, d, _, _ in lines]
+    elif sum(bare) <= limit:
+        keep = [0] * len(lines)
+        now = [0] * len(lines)
+        room = limit - sum(bare)
+        base = [(len(f"- {n}: (file: {path})") + 1, len(f"- {n}: (file: {path})".encode()) + 1)
+                for n, _, path, _ in lines]
+        changed = True
+        while changed:  # one more character to each description in turn while it fits
+            changed = False
+            for i, (_, d, _, _) in enumerate(lines):
+                if keep[i] >= len(d):
+                    continue
+                chars, size = base[i]
+                step = _line_cost(tokens, chars + keep[i] + 2, size + len(d[:keep[i] + 1].encode()) + 1) \
+                    - _line_cost(tokens, chars, size)
+                if step - now[i] <= room:
+                    room -= step - now[i]
+                    now[i], keep[i] = step, keep[i] + 1
+                    changed = True
+    else:
+        keep, used = [], 0
+        for c in bare:  # bare lines in order while they fit; the rest omitted
+            keep.append(0 if used + c <= limit else -1)
+            used += c if keep[-1] == 0 else 0
+    for (n, d, _, mine), k in zip(lines, keep, strict=True):
+        if not mine:
+            continue
+        if k < 0:
+            out.dropped.append(n)
+            continue
+        out.shown[n] = d[:k]
+        if k < len(out.full[n]) and n not in out.clipped:
+            out.clipped.append(n)
 
 
 def listing(host: str, entries: list[Entry], instructions: tuple[tuple[Path, bytes], ...] = (),
@@ -127,31 +182,20 @@ def listing(host: str, entries: list[Entry], instructions: tuple[tuple[Path, byt
         out.budget = budget_chars(lim, context_tokens)
         for e in entries:
             if lim.description_cap is not None and len(e.description) > lim.description_cap:
-                texts[e.skill] = e.description[:lim.description_cap]
+                texts[e.skill] = e.description[:lim.description_cap - len(lim.cap_marker)] + lim.cap_marker
                 out.clipped.append(e.skill)
+    if lim is not None and lim.overflow == "shorten-then-omit":
+        _codex(lim, entries, texts, out, context_tokens)
+    elif lim is not None:
         names = [e.skill for e in entries]
         total = sum(len(n) + 4 + len(texts[n]) for n in names) + max(0, len(names) - 1)  # "- n: d" lines
         if total > out.budget and names:
-            room = out.budget - sum(len(n) + 4 for n in names) - (len(names) - 1)
-            if lim.overflow == "whole-or-name":
-                room = out.budget - sum(len(n) + 2 for n in names) - (len(names) - 1)
-                for n in names:  # "- name" for all, then ": description" whole while it fits
-                    if len(texts[n]) + 2 <= room:
-                        room -= len(texts[n]) + 2
-                    else:
-                        texts[n] = ""
-                        out.clipped += [] if n in out.clipped else [n]
-                cut = max((len(t) for t in texts.values()), default=0)
-            else:
-                cut = _even_share(max(0, room), [len(texts[n]) for n in names])
-                used = sum(len(n) + 2 for n in names) + max(0, len(names) - 1)
-                while names and used > out.budget:  # even bare names overflow: omit from the end
-                    gone = names.pop()
-                    used -= len(gone) + 3
-                    out.dropped.insert(0, gone)
-            for n in names:
-                if len(texts[n]) > cut:
-                    texts[n] = texts[n][:cut]
+            room = out.budget - sum(len(n) + 2 for n in names) - (len(names) - 1)
+            for n in names:  # "- name" for all, then ": description" whole while it fits
+                if len(texts[n]) + 2 <= room:
+                    room -= len(texts[n]) + 2
+                else:
+                    texts[n] = ""
                     out.clipped += [] if n in out.clipped else [n]
         out.shown = {n: texts[n] for n in names}
     else:
