@@ -151,3 +151,39 @@ def test_codex_rollout_keeps_the_listing_the_model_got(tmp_path: Path, installed
     assert reached_model(result.run, "ops") is True
     result.run.entry_description = (result.run.entry_description or "") + " and a clause the host never sent"
     assert reached_model(result.run, "ops") is False
+
+
+def test_codex_listing_model_equals_what_reached_the_model(tmp_path: Path, installed_hosts: Path) -> None:
+    """The Codex rule of `core.listing`, against the listing the real Codex 0.171.0 sent the model server:
+    201 Skills of ~300 characters (over the budget: descriptions shortened) and one of 1,500 (over the
+    1,024 cap), at the served model's window (gpt-5.5: 272,000 in the host's catalog). Skill for Skill,
+    the model's shown text is what the host listed; the gate's 8,000-character default offers less."""
+    from workbench.core.listing import Entry, listing
+    from workbench.core.offered import skill_description
+
+    plugin = tmp_path / "plugin"
+    shutil.copytree(ROOT / "plugin", plugin)
+    for i in range(201):
+        words = " ".join(f"step {i}.{k} of the release checklist" for k in range(250 if i == 7 else 50))
+        text = f"Before you tag release {i}, follow this procedure for {words}"[:1_500 if i == 7 else 300]
+        (plugin / "skills" / f"rel-{i:03d}").mkdir()
+        (plugin / "skills" / f"rel-{i:03d}" / "SKILL.md").write_text(
+            f"---\nname: rel-{i:03d}\ndescription: {text}\n---\n\n# Release {i}\n")
+    entries = [Entry(f"demo-ops:{f.parent.name}", f, skill_description(f.read_text()) or "")
+               for f in sorted(plugin.glob("skills/*/SKILL.md"))]
+    req = build_request(CASE, "codex", door="canary", plugin=plugin, fixture=ROOT / "fixtures" / "base",
+                        script=EDIT_ONLY, binary=find_binary("codex", installed_hosts), timeout=120.0,
+                        workdir=tmp_path)
+    result = execute(req)
+    run = result.run
+    sent = next(e["rows"] for e in run.offered if e.get("scripted"))
+    host = {name: text for name, text in sent.items() if name.startswith("demo-ops:")}
+    model = listing("codex", entries, context_tokens=272_000,
+                    skills_root=str(result.run_dir / "home" / ".codex" / "skills"))  # a long pytest path
+    assert not model.dropped and set(model.shown) == set(host), sorted(set(model.shown) ^ set(host))
+    assert {n: t.rstrip() for n, t in model.shown.items()} == host  # the host's parser drops a trailing space
+    assert sorted(model.clipped) == sorted(n for n, t in host.items() if t != model.full[n]) and \
+        len(model.clipped) == 202, len(model.clipped)
+    assert len(model.full["demo-ops:rel-007"]) == 1_500
+    default = listing("codex", entries)
+    assert all(host[n].startswith(t.rstrip()) for n, t in default.shown.items()), "the default offers less"

@@ -119,12 +119,19 @@ def _line_cost(tokens: bool, chars: int, size: int) -> int:
     return (size + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN if tokens else chars
 
 
+ROOTS_FREE = 156
+"""Bytes of Codex's `### Skill roots` table (its heading and the `r0`/`r1` lines) that cost nothing:
+beyond them the table comes out of the listing budget (measured on 0.171.0, 1 token a 4 bytes)."""
+
+
 def _codex(lim: HostLimits, entries: list[Entry], texts: dict[str, str], out: Listing,
-           context_tokens: int | None) -> None:
+           context_tokens: int | None, skills_root: str | None) -> None:
     """Codex's rule (codex-rs core-skills render.rs, as the 0.171.0 CLI listed it): the bundled Skills
     first, then the plugin's by name; each line `- name: description (file: r0/<dir>/SKILL.md)`."""
     tokens = bool(context_tokens)
     limit = max(1, int(context_tokens * lim.fraction)) if context_tokens else lim.default_chars
+    table = 16 + 2 * len((skills_root or "").encode()) + 32  # "### Skill roots", `r0` = root, `r1` = root/.system
+    limit -= max(0, _line_cost(tokens, table - ROOTS_FREE, table - ROOTS_FREE))
     lines = [(n, "x" * size, f"r1/{n}/SKILL.md", False) for n, size in sorted(lim.bundled)]
     lines += [(e.skill, texts[e.skill], f"r0/{e.file.parent.name}/SKILL.md", True)
               for e in sorted(entries, key=lambda e: e.skill)]
@@ -172,8 +179,11 @@ def _codex(lim: HostLimits, entries: list[Entry], texts: dict[str, str], out: Li
 
 
 def listing(host: str, entries: list[Entry], instructions: tuple[tuple[Path, bytes], ...] = (),
-            *, limits: HostLimits | None = None, context_tokens: int | None = None, plugin: str = "") -> Listing:
-    """What HOST would offer of one plugin's ENTRIES (in listing order) and INSTRUCTIONS (root first)."""
+            *, limits: HostLimits | None = None, context_tokens: int | None = None, plugin: str = "",
+            skills_root: str | None = None) -> Listing:
+    """What HOST would offer of one plugin's ENTRIES (in listing order) and INSTRUCTIONS (root first).
+    SKILLS_ROOT: the folder Codex lists the plugin's Skills from (its path's length costs budget past
+    `ROOTS_FREE`; None: short enough to be free, as `~/.codex/skills` and a run's temp home are)."""
     lim = limits or LIMITS.get(host)
     out = Listing(host, lim.version if lim else "", plugin)
     texts = {e.skill: e.description for e in entries}
@@ -185,7 +195,7 @@ def listing(host: str, entries: list[Entry], instructions: tuple[tuple[Path, byt
                 texts[e.skill] = e.description[:lim.description_cap - len(lim.cap_marker)] + lim.cap_marker
                 out.clipped.append(e.skill)
     if lim is not None and lim.overflow == "shorten-then-omit":
-        _codex(lim, entries, texts, out, context_tokens)
+        _codex(lim, entries, texts, out, context_tokens, skills_root)
     elif lim is not None:
         names = [e.skill for e in entries]
         total = sum(len(n) + 4 + len(texts[n]) for n in names) + max(0, len(names) - 1)  # "- n: d" lines
