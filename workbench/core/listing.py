@@ -13,7 +13,8 @@ constants); docs/authoring.md ("Listing model") cites each one.
   `- name: description (file: r0/<dir>/SKILL.md)`, after the 4 bundled system Skills, sorted by name.
   Over budget, the room left after the bare lines is dealt out one character at a time to each
   description in turn (short ones kept whole); when even bare lines do not fit, they are kept in order
-  while they fit and the rest omitted. AGENTS.md is read root first up to 32 KiB cumulative, the rest
+  while they fit and the rest omitted. The `### Skill roots` table past `ROOTS_FREE` bytes (a long
+  CODEX_HOME) comes out of the budget. AGENTS.md is read root first up to 32 KiB cumulative, the rest
   clipped with no marker. Measured against the real 0.171.0 CLI (docs/authoring.md).
 
 The canary and batch doors call `not_offered_reason` (via `runner.doors`) with the same model `audit`
