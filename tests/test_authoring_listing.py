@@ -25,7 +25,7 @@ def test_claude_keeps_descriptions_whole_in_order_while_they_fit_and_lists_the_r
 
 
 def test_codex_shortens_then_omits_the_last_skills_when_bare_names_overflow() -> None:
-    lim = replace(LIMITS["codex"], default_chars=3 * 33 + 32, bundled=())
+    lim = replace(LIMITS["codex"], default_context=None, default_chars=3 * 33 + 32, bundled=())
     entries = [Entry(n, Path(f"{n}/SKILL.md"), "z" * 40) for n in ("dddd", "aaaa", "bbbb", "cccc")]
     shown = listing("codex", entries, limits=lim)  # bare "- aaaa: (file: r0/aaaa/SKILL.md)" + newline = 33
     assert shown.dropped == ["dddd"] and list(shown.shown) == ["aaaa", "bbbb", "cccc"], "sorted by name"
@@ -33,7 +33,7 @@ def test_codex_shortens_then_omits_the_last_skills_when_bare_names_overflow() ->
 
 
 def test_codex_deals_the_room_out_a_character_at_a_time_and_keeps_short_descriptions_whole() -> None:
-    lim = replace(LIMITS["codex"], default_chars=2 * 33 + 13, bundled=())
+    lim = replace(LIMITS["codex"], default_context=None, default_chars=2 * 33 + 13, bundled=())
     entries = [Entry("aaaa", Path("aaaa/SKILL.md"), "z" * 40), Entry("bbbb", Path("bbbb/SKILL.md"), "ok")]
     shown = listing("codex", entries, limits=lim)  # room 13: " ok" costs 3, " " + 9 to aaaa
     assert shown.shown == {"aaaa": "z" * 9, "bbbb": "ok"} and shown.clipped == ["aaaa"]
@@ -45,7 +45,9 @@ def test_codex_deals_the_room_out_a_character_at_a_time_and_keeps_short_descript
 
 def test_the_budget_follows_the_models_context_window() -> None:
     assert budget_chars(LIMITS["claude"]) == 8_000 and budget_chars(LIMITS["claude"], 1_000_000) == 40_000
-    assert budget_chars(LIMITS["codex"]) == 8_000 and budget_chars(LIMITS["codex"], 272_000) == 21_760
+    # Codex's own catalog gives its default model, and any unknown name, a 272,000-token window (measured)
+    assert budget_chars(LIMITS["codex"]) == 21_760 == budget_chars(LIMITS["codex"], 272_000)
+    assert budget_chars(replace(LIMITS["codex"], default_context=None)) == 8_000
 
 
 def test_agents_md_cumulative_cap_root_first_hides_rows_past_it() -> None:

@@ -62,12 +62,14 @@ LIMITS: dict[str, HostLimits] = {
                          "200000, 4 bytes a token, skillListingMaxDescChars default 1536; the session's listing "
                          "passes a usage priority, so over budget descriptions are kept whole or dropped; "
                          "SLASH_COMMAND_TOOL_CHAR_BUDGET overrides"),
-    "codex": HostLimits("codex", "0.171.0", 0.02, None, 8_000, 1_024, 32 * 1024, "shorten-then-omit",
+    "codex": HostLimits("codex", "0.171.0", 0.02, 272_000, 8_000, 1_024, 32 * 1024, "shorten-then-omit",
                         "openai/codex codex-rs core-skills render.rs: SKILL_METADATA_CONTEXT_WINDOW_PERCENT 2, "
                         "DEFAULT_SKILL_METADATA_CHAR_BUDGET 8_000, MAX_CATALOG_SKILL_DESCRIPTION_CHARS 1_024 (the "
                         "0.171.0 binary carries its '2% skills context budget' warnings); AGENTS.md "
                         "project_doc_max_bytes = 32768 (string in the 0.171.0 binary; Codex AGENTS.md guide); "
-                        "bundled Skills, line shape and cap marker measured on the 0.171.0 CLI",
+                        "bundled Skills, line shape and cap marker measured on the 0.171.0 CLI; context "
+                        "272,000 tokens: the 0.171.0 model catalog's window for its default model, and the "
+                        "fallback it gives an unknown model name (measured: a 21,759-byte listing)",
                         bundled=(("imagegen", 570), ("openai-docs", 624), ("skill-creator", 106),
                                  ("skill-installer", 225)), cap_marker="..."),
 }
@@ -129,6 +131,7 @@ def _codex(lim: HostLimits, entries: list[Entry], texts: dict[str, str], out: Li
            context_tokens: int | None, skills_root: str | None) -> None:
     """Codex's rule (codex-rs core-skills render.rs, as the 0.171.0 CLI listed it): the bundled Skills
     first, then the plugin's by name; each line `- name: description (file: r0/<dir>/SKILL.md)`."""
+    context_tokens = context_tokens or lim.default_context
     tokens = bool(context_tokens)
     limit = max(1, int(context_tokens * lim.fraction)) if context_tokens else lim.default_chars
     table = 16 + 2 * len((skills_root or "").encode()) + 32  # "### Skill roots", `r0` = root, `r1` = root/.system
