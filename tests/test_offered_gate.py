@@ -157,7 +157,7 @@ def test_codex_listing_model_equals_what_reached_the_model(tmp_path: Path, insta
     """The Codex rule of `core.listing`, against the listing the real Codex 0.171.0 sent the model server:
     201 Skills of ~300 characters (over the budget: descriptions shortened) and one of 1,500 (over the
     1,024 cap), at the served model's window (gpt-5.5: 272,000 in the host's catalog). Skill for Skill,
-    the model's shown text is what the host listed; the gate's 8,000-character default offers less."""
+    the model's shown text is what the host listed, and the gates' default window (272,000) is the same."""
     from workbench.core.listing import Entry, listing
     from workbench.core.offered import skill_description
 
