@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from workbench.core.errors import InputError
 from workbench.core.hostinfo import EFFORTS
-from workbench.core.models import CaseKind, Marking, RunRecord, Usage, Verdict
+from workbench.core.models import CaseKind, RunRecord, Verdict
 from workbench.core.scoring import infer_kind, overall_verdict
 
 M = TypeVar("M", bound=BaseModel)
@@ -59,20 +59,21 @@ def call_fields(index: int, raw: list[Any], failed: set[int]) -> dict[str, Any]:
     return fields
 
 
-def convert_usage(raw: Any) -> Usage:
-    """`{input, output, cost_usd}` as Usage; anything missing stays unknown."""
+def convert_usage(raw: Any) -> dict[str, Any]:
+    """`{input, output, cost_usd}` as the fields of a Usage (validated with the record, once); anything
+    missing stays unknown."""
     if not isinstance(raw, dict):
-        return Usage()
-    return Usage(input_tokens=raw.get("input"), output_tokens=raw.get("output"), cost_usd=raw.get("cost_usd"))
+        return {}
+    return {"input_tokens": raw.get("input"), "output_tokens": raw.get("output"), "cost_usd": raw.get("cost_usd")}
 
 
-def convert_marking(raw: Any) -> Marking | None:
-    """Their `discarded` (a reason string, a flag or an object) as a Marking."""
+def convert_marking(raw: Any) -> dict[str, Any] | None:
+    """Their `discarded` (a reason string, a flag or an object) as the fields of a Marking."""
     if raw is None or raw is False:
         return None
     if isinstance(raw, dict):
-        return Marking(reason=str(raw.get("reason", "discarded")), at=raw.get("at"))
-    return Marking(reason="discarded" if raw is True else str(raw))
+        return {"reason": str(raw.get("reason", "discarded")), "at": raw.get("at")}
+    return {"reason": "discarded" if raw is True else str(raw)}
 
 
 def split_model(obj: dict[str, Any]) -> tuple[str | None, str | None]:
