@@ -8,13 +8,14 @@ lack many fields; nothing here requires them.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
 from workbench.core.errors import InputError
 from workbench.core.hostinfo import EFFORTS
-from workbench.core.models import CaseKind, RunRecord, Verdict
+from workbench.core.models import Call, CaseKind, RunRecord, Verdict
 from workbench.core.scoring import infer_kind, overall_verdict
 
 M = TypeVar("M", bound=BaseModel)
@@ -40,14 +41,10 @@ def is_agentsmd(obj: dict[str, Any]) -> bool:
     return isinstance(calls, list) and all(isinstance(c, list) for c in calls)
 
 
-def call_fields(index: int, raw: list[Any], failed: set[int]) -> dict[str, Any]:
+def call_fields(index: int, tool: str, arg: str | None, failed: bool) -> dict[str, Any]:
     """One `[tool, arg]` pair as the fields of a Call; the argument lands where its kind says."""
-    tool = str(raw[0]) if raw else ""
-    arg = raw[1] if len(raw) > 1 else None
-    arg = str(arg) if arg is not None else None
     kind = infer_kind(tool)
-    fields: dict[str, Any] = {"index": index, "tool": tool, "kind": kind,
-                              "status": "error" if index in failed else "ok"}
+    fields: dict[str, Any] = {"index": index, "tool": tool, "kind": kind, "status": "error" if failed else "ok"}
     if kind in ("read", "edit"):
         fields["path"] = arg or None
     elif kind == "shell":
@@ -57,6 +54,19 @@ def call_fields(index: int, raw: list[Any], failed: set[int]) -> dict[str, Any]:
     elif arg:
         fields["arg"] = arg  # extra field: the target of a grep/glob/list tool
     return fields
+
+
+@functools.lru_cache(maxsize=4096)
+def imported_call(index: int, tool: str, arg: str | None, failed: bool) -> Call:
+    """The Call of one published call, remembered: a file's runs repeat the same calls (a case's first
+    reads, its edits), so each is validated once. Shared between records, so read-only."""
+    return Call.model_validate(call_fields(index, tool, arg, failed))
+
+
+def convert_call(index: int, raw: list[Any], failed: set[int]) -> Call:
+    """One `[tool, path-or-command]` list as a Call; `failed` holds the indexes of failed calls."""
+    arg = raw[1] if len(raw) > 1 else None
+    return imported_call(index, str(raw[0]) if raw else "", str(arg) if arg is not None else None, index in failed)
 
 
 def convert_usage(raw: Any) -> dict[str, Any]:
@@ -118,7 +128,7 @@ def convert_fields(obj: dict[str, Any], *, file: str | None = None, line: int | 
     if failed_raw is not None and not indexes_ok:
         raise InputError("must be a list of call indexes", file=file, line=line, field="failed_calls")
     failed = set(failed_raw or [])
-    calls = [call_fields(i, c, failed) for i, c in enumerate(raw_calls)]  # validated with the record
+    calls = [convert_call(i, c, failed) for i, c in enumerate(raw_calls)]
     stored = obj.get("verdict")
     if stored is not None and not isinstance(stored, dict):
         raise InputError("must be an object of file -> verdict", file=file, line=line, field="verdict")
