@@ -176,3 +176,13 @@ def test_read_paths_of_other_kinds_are_empty() -> None:
 ])
 def test_overall_verdict(kind: CaseKind, verdicts: list[Verdict], expected: str) -> None:
     assert overall_verdict(kind, {str(i): v for i, v in enumerate(verdicts)}) == expected
+
+
+def test_read_basis_follows_the_cases_order_whatever_the_hash_seed() -> None:
+    """One shell call reading many required files: read_basis (stored in records) lists them in the
+    case's order, so a rescored file is the same bytes on every run (set order follows string hashes)."""
+    required = [f"docs/p{n}/guide-{n}.md" for n in range(12)]
+    call = Call(index=0, tool="Bash", kind="shell", command="cat " + " ".join(reversed(required)))
+    result = score(ScoreSpec(kind="positive", required=required, moment="end"), [call])
+    assert list(result.read_basis) == required
+    assert all(result.reads[r] == 0 for r in required)

@@ -8,13 +8,14 @@ lack many fields; nothing here requires them.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
 from workbench.core.errors import InputError
 from workbench.core.hostinfo import EFFORTS
-from workbench.core.models import CaseKind, Marking, RunRecord, Usage, Verdict
+from workbench.core.models import Call, CaseKind, RunRecord, Verdict
 from workbench.core.scoring import infer_kind, overall_verdict
 
 M = TypeVar("M", bound=BaseModel)
@@ -40,14 +41,10 @@ def is_agentsmd(obj: dict[str, Any]) -> bool:
     return isinstance(calls, list) and all(isinstance(c, list) for c in calls)
 
 
-def call_fields(index: int, raw: list[Any], failed: set[int]) -> dict[str, Any]:
+def call_fields(index: int, tool: str, arg: str | None, failed: bool) -> dict[str, Any]:
     """One `[tool, arg]` pair as the fields of a Call; the argument lands where its kind says."""
-    tool = str(raw[0]) if raw else ""
-    arg = raw[1] if len(raw) > 1 else None
-    arg = str(arg) if arg is not None else None
     kind = infer_kind(tool)
-    fields: dict[str, Any] = {"index": index, "tool": tool, "kind": kind,
-                              "status": "error" if index in failed else "ok"}
+    fields: dict[str, Any] = {"index": index, "tool": tool, "kind": kind, "status": "error" if failed else "ok"}
     if kind in ("read", "edit"):
         fields["path"] = arg or None
     elif kind == "shell":
@@ -59,20 +56,34 @@ def call_fields(index: int, raw: list[Any], failed: set[int]) -> dict[str, Any]:
     return fields
 
 
-def convert_usage(raw: Any) -> Usage:
-    """`{input, output, cost_usd}` as Usage; anything missing stays unknown."""
+@functools.lru_cache(maxsize=4096)
+def imported_call(index: int, tool: str, arg: str | None, failed: bool) -> Call:
+    """The Call of one published call, remembered: a file's runs repeat the same calls (a case's first
+    reads, its edits), so each is validated once. Shared between records, so read-only."""
+    return Call.model_validate(call_fields(index, tool, arg, failed))
+
+
+def convert_call(index: int, raw: list[Any], failed: set[int]) -> Call:
+    """One `[tool, path-or-command]` list as a Call; `failed` holds the indexes of failed calls."""
+    arg = raw[1] if len(raw) > 1 else None
+    return imported_call(index, str(raw[0]) if raw else "", str(arg) if arg is not None else None, index in failed)
+
+
+def convert_usage(raw: Any) -> dict[str, Any]:
+    """`{input, output, cost_usd}` as the fields of a Usage (validated with the record, once); anything
+    missing stays unknown."""
     if not isinstance(raw, dict):
-        return Usage()
-    return Usage(input_tokens=raw.get("input"), output_tokens=raw.get("output"), cost_usd=raw.get("cost_usd"))
+        return {}
+    return {"input_tokens": raw.get("input"), "output_tokens": raw.get("output"), "cost_usd": raw.get("cost_usd")}
 
 
-def convert_marking(raw: Any) -> Marking | None:
-    """Their `discarded` (a reason string, a flag or an object) as a Marking."""
+def convert_marking(raw: Any) -> dict[str, Any] | None:
+    """Their `discarded` (a reason string, a flag or an object) as the fields of a Marking."""
     if raw is None or raw is False:
         return None
     if isinstance(raw, dict):
-        return Marking(reason=str(raw.get("reason", "discarded")), at=raw.get("at"))
-    return Marking(reason="discarded" if raw is True else str(raw))
+        return {"reason": str(raw.get("reason", "discarded")), "at": raw.get("at")}
+    return {"reason": "discarded" if raw is True else str(raw)}
 
 
 def split_model(obj: dict[str, Any]) -> tuple[str | None, str | None]:
@@ -117,7 +128,7 @@ def convert_fields(obj: dict[str, Any], *, file: str | None = None, line: int | 
     if failed_raw is not None and not indexes_ok:
         raise InputError("must be a list of call indexes", file=file, line=line, field="failed_calls")
     failed = set(failed_raw or [])
-    calls = [call_fields(i, c, failed) for i, c in enumerate(raw_calls)]  # validated with the record
+    calls = [convert_call(i, c, failed) for i, c in enumerate(raw_calls)]
     stored = obj.get("verdict")
     if stored is not None and not isinstance(stored, dict):
         raise InputError("must be an object of file -> verdict", file=file, line=line, field="verdict")

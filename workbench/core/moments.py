@@ -117,6 +117,11 @@ class MomentSpec:
     text: str
     alternatives: tuple[MomentAlt, ...]
 
+    def __hash__(self) -> int:
+        """The text's hash (Python keeps it): the scorer's caches look a spec up per record, and equal
+        specs have equal text."""
+        return hash(self.text)
+
 
 _NAMES = "|".join(["edit", "end", *PRESETS])
 _SPLIT = re.compile(r",\s*(?=(?:" + _NAMES + r")\s*(?:,|$)|bash:|tool:)")

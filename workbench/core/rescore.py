@@ -9,6 +9,7 @@ index is passed to `score()` and only the reads are judged again.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from workbench.core.models import Provenance, RescoredFrom, RunRecord, Score, ScoreSpec, updated
@@ -43,6 +44,18 @@ def had_model_output(record: RunRecord) -> bool:
     return record.valid or record.invalid_reason != "no-output"
 
 
+@functools.lru_cache(maxsize=512)
+def spec_of(kind: str, required: tuple[str, ...], moment: str | None, entry_skill: str | None,
+            entry_file: str | None) -> ScoreSpec:
+    """The ScoreSpec of a record's case, remembered: a file of records repeats the same few cases.
+    Shared between records, so read-only (the scorer never changes its spec). No moment: the imported
+    shape, whose stored moment index is used instead."""
+    if moment is None:
+        return ScoreSpec(kind=kind, required=list(required))
+    return ScoreSpec(kind=kind, required=list(required), moment=moment, entry_skill=entry_skill,
+                     entry_file=entry_file)
+
+
 def judge(record: RunRecord) -> Score:
     """The current rules' answer for a kept record. Keys are the record's `required` files as given
     (the producers' and the importer's convention); `entry_loaded_at` is the stored one unless the
@@ -51,13 +64,13 @@ def judge(record: RunRecord) -> Score:
     entry = record.entry
     output = had_model_output(record)
     if record.moment is not None:
-        spec = ScoreSpec(kind=record.kind, required=required, moment=record.moment,
-                         entry_skill=entry.skill if entry else None, entry_file=entry.file if entry else None)
+        spec = spec_of(record.kind, tuple(required), record.moment, entry.skill if entry else None,
+                       entry.file if entry else None)
         result = score(spec, record.calls, model_output=output)
         if not (spec.entry_skill or spec.entry_file):
             result.entry_loaded_at = record.entry_loaded_at
         return result
-    spec = ScoreSpec(kind=record.kind, required=required)
+    spec = spec_of(record.kind, tuple(required), None, None, None)
     result = score(spec, record.calls, moment_at=record.moment_at, model_output=output)
     result.entry_loaded_at = record.entry_loaded_at
     return result

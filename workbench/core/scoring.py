@@ -111,9 +111,11 @@ def read_evidence(required: Sequence[str], calls: Sequence[Call]
             claimed.update(r for r in candidates if suffix_match(path, r))
         if not call.evidence:  # no content evidence: the command analysis (or tool status) decides
             by_command: ReadBasis = "tool-status" if call.kind == "read" else "command"
-            for req in claimed & missing:
-                found[req], basis[req] = i, by_command
-            missing -= claimed
+            newly = claimed & missing
+            for req in found if newly else ():  # in the case's order: read_basis is stored as built
+                if req in newly:
+                    found[req], basis[req] = i, by_command
+            missing -= newly
             continue
         for req in found:
             did_read, why, conflict = judge_read(call, req, req in claimed)
