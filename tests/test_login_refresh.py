@@ -1,11 +1,12 @@
 """Token refresh through a read-only login, measured with the real CLIs and an expired login.
 
 Codex: its refresh endpoint pointed at a token server on 127.0.0.1 (`CODEX_REFRESH_TOKEN_URL_OVERRIDE`),
-its backend too (`chatgpt_base_url`). Claude Code, Gemini CLI and OpenCode (its built-in ChatGPT login): their token URLs are fixed, so every
-vendor host is an HTTPS proxy on 127.0.0.1 with a test CA the CLI is told to trust (`NODE_EXTRA_CA_CERTS`). Each runs in
-our confinement with the login bound read-only as every door binds it. Judged from outside: the host
-asks for a new token, cannot save it, never writes it anywhere else, and fails; its adapter reads that
-as a failed login write (`login-refresh`). The controls, a writable login: the new token is saved."""
+its backend too (`chatgpt_base_url`). Claude Code, Gemini CLI and OpenCode (its built-in ChatGPT login):
+their token URLs are fixed, so every vendor host is an HTTPS proxy on 127.0.0.1 with a test CA the CLI is
+told to trust (`NODE_EXTRA_CA_CERTS`). Each runs in our confinement with the login bound read-only as every
+door binds it. Judged from outside: the host asks for a new token, cannot save it, never writes it anywhere
+else; its adapter reads that as a failed login write (`login-refresh` when the run fails).
+The controls, a writable login: the new token is saved."""
 
 from __future__ import annotations
 
@@ -377,7 +378,8 @@ def opencode_with_expired_login(tmp_path: Path, installed: Path, vendor: Vendor,
            "OPENCODE_CONFIG": str(run_dir / "opencode.json"), "OPENCODE_DISABLE_MODELS_FETCH": "1",
            "OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
            "npm_config_registry": "http://127.0.0.1:9/"}
-    argv = conf.argv(run_dir, run_dir / "repo", [str(binary), "run", "--print-logs", "--log-level", "ERROR", "--format", "json", "say hi"],
+    command = [str(binary), "run", "--print-logs", "--log-level", "ERROR", "--format", "json", "say hi"]  # as the adapter
+    argv = conf.argv(run_dir, run_dir / "repo", command,
                      ro_binds={} if writable else {login: home / rel}, env=env, reach=[f"127.0.0.1:{port}"])
     done = subprocess.run(argv, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,
                           env={"PATH": os.environ["PATH"]}, check=False)
