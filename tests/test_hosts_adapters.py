@@ -119,7 +119,7 @@ def test_codex_config_and_sandbox_alias(tmp_path: Path) -> None:
 
 def test_opencode_config(tmp_path: Path) -> None:
     launch = adapter("opencode").build(spec(tmp_path))
-    assert launch.argv == ["/opt/bin/host", "run", "--format", "json", "Do it."]
+    assert launch.argv == ["/opt/bin/host", "run", "--print-logs", "--log-level", "ERROR", "--format", "json", "Do it."]
     config = json.loads(launch.files[Path(launch.env["OPENCODE_CONFIG"])])
     provider_name, model = config["model"].split("/")
     provider = config["provider"][provider_name]

@@ -1,11 +1,12 @@
 """Token refresh through a read-only login, measured with the real CLIs and an expired login.
 
 Codex: its refresh endpoint pointed at a token server on 127.0.0.1 (`CODEX_REFRESH_TOKEN_URL_OVERRIDE`),
-its backend too (`chatgpt_base_url`). Claude Code and Gemini CLI: their token URLs are fixed, so every
-vendor host is an HTTPS proxy on 127.0.0.1 with a test CA the CLI is told to trust (`NODE_EXTRA_CA_CERTS`). Each runs in
-our confinement with the login bound read-only as every door binds it. Judged from outside: the host
-asks for a new token, cannot save it, never writes it anywhere else, and fails; its adapter reads that
-as a failed login write (`login-refresh`). The controls, a writable login: the new token is saved."""
+its backend too (`chatgpt_base_url`). Claude Code, Gemini CLI and OpenCode (its built-in ChatGPT login):
+their token URLs are fixed, so every vendor host is an HTTPS proxy on 127.0.0.1 with a test CA the CLI is
+told to trust (`NODE_EXTRA_CA_CERTS`). Each runs in our confinement with the login bound read-only as every
+door binds it. Judged from outside: the host asks for a new token, cannot save it, never writes it anywhere
+else; its adapter reads that as a failed login write (`login-refresh` when the run fails).
+The controls, a writable login: the new token is saved."""
 
 from __future__ import annotations
 
@@ -192,7 +193,7 @@ class VendorHandler(BaseHTTPRequestHandler):
             status, data = 200, {"access_token": "sk-ant-oat01-NEW", "refresh_token": "sk-ant-ort01-NEW",
                                  "expires_in": 3600, "token_type": "Bearer", "scope": "user:inference user:profile"}
         else:
-            if self.path.startswith("/v1/messages"):
+            if self.path.startswith("/v1/messages") or self.path.endswith("/codex/responses"):  # Claude's, OpenCode's
                 self.server.bearers.append(self.headers.get("authorization", ""))
             status, data = 401, {"type": "error", "error": {"type": "authentication_error",
                                                             "message": "OAuth token has expired"}}
@@ -212,7 +213,8 @@ def vendor(tmp_path: Path) -> Iterator[tuple[Vendor, Path]]:
     """The vendor stand-in and its CA certificate (made with openssl for this test)."""
     pki = tmp_path / "pki"
     pki.mkdir()
-    names = "DNS:platform.claude.com,DNS:api.anthropic.com,DNS:claude.ai,DNS:*.googleapis.com"
+    names = ("DNS:platform.claude.com,DNS:api.anthropic.com,DNS:claude.ai,DNS:*.googleapis.com,DNS:auth.openai.com,"
+             "DNS:chatgpt.com")
     for argv in (["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "1",
                   "-subj", "/CN=workbench test CA", "-addext", "basicConstraints=critical,CA:TRUE",
                   "-addext", "keyUsage=critical,keyCertSign"],
@@ -340,3 +342,65 @@ def test_control_gemini_with_a_writable_login_saves_the_new_token(
     server, ca = vendor
     login, output = gemini_with_expired_login(tmp_path, installed_hosts, server, ca, writable=True)
     assert "sk-ant-oat01-NEW" in login.read_text() and not adapter("gemini").login_write_failed(output)
+
+
+def opencode_with_expired_login(tmp_path: Path, installed: Path, vendor: Vendor, ca: Path,
+                                writable: bool) -> tuple[Path, str]:
+    """Run `opencode run` confined with an OpenAI model, its expired ChatGPT login (the built-in OAuth
+    plugin's entry) bound read-only (WRITABLE: a plain copy in the run), every OpenAI host reached
+    through VENDOR; (the login file, OpenCode's stream and stderr)."""
+    binary = find_binary("opencode", installed)
+    assert binary is not None
+    real_home, run_dir = tmp_path / "real-home", tmp_path / "run"
+    rel = Path(".local/share/opencode/auth.json")
+    login = real_home / rel
+    login.parent.mkdir(parents=True)
+    login.write_text(json.dumps({"openai": {"type": "oauth", "refresh": "rt-OLD", "access": "at-OLD",
+                                            "expires": int(time.time() - 3600) * 1000, "accountId": "acc-1"}}),
+                     encoding="utf-8")
+    home = run_dir / "home"
+    for folder in (home / rel.parent, run_dir / "tmp", run_dir / "repo"):
+        folder.mkdir(parents=True)
+    (run_dir / "opencode.json").write_text(json.dumps({"autoupdate": False, "share": "disabled",
+                                                       "model": "openai/gpt-5.5"}))
+    shutil.copy(ca, run_dir / "ca.pem")
+    before = hashlib.sha256(login.read_bytes()).hexdigest()
+    conf = Confinement(real_home)
+    if writable:
+        login = Path(shutil.copy(login, home / rel))
+        if conf.run_as is not None:
+            os.chown(login, conf.run_as, conf.run_as)
+    else:
+        (home / rel).touch()  # the mount point, as `Confinement.wrap` makes it
+    port = vendor.server_address[1]
+    proxy = f"http://127.0.0.1:{port}"
+    env = {"HTTPS_PROXY": proxy, "https_proxy": proxy, "NODE_EXTRA_CA_CERTS": str(run_dir / "ca.pem"),
+           "OPENCODE_CONFIG": str(run_dir / "opencode.json"), "OPENCODE_DISABLE_MODELS_FETCH": "1",
+           "OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+           "npm_config_registry": "http://127.0.0.1:9/"}
+    command = [str(binary), "run", "--print-logs", "--log-level", "ERROR", "--format", "json", "say hi"]  # as the adapter
+    argv = conf.argv(run_dir, run_dir / "repo", command,
+                     ro_binds={} if writable else {login: home / rel}, env=env, reach=[f"127.0.0.1:{port}"])
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,
+                          env={"PATH": os.environ["PATH"]}, check=False)
+    assert writable or hashlib.sha256(login.read_bytes()).hexdigest() == before  # judged from outside
+    return login, done.stdout + done.stderr
+
+
+def test_opencode_cannot_save_a_refreshed_token_and_the_run_says_login_refresh(
+        tmp_path: Path, installed_hosts: Path, vendor: tuple[Vendor, Path]) -> None:
+    server, ca = vendor
+    login, output = opencode_with_expired_login(tmp_path, installed_hosts, server, ca, writable=False)
+    assert server.refreshes and set(server.refreshes) == {"rt-OLD"}  # asked (the title agent too)
+    assert "rt-OLD" in login.read_text()  # unchanged (hashed before and after)
+    assert sorted(p.name for p in (tmp_path / "real-home").rglob("*")) == [".local", "auth.json", "opencode", "share"]
+    assert server.bearers and set(server.bearers) == {"Bearer sk-ant-oat01-NEW"}  # the new token, in memory only
+    assert "Failed to write auth data" in output and "auth.json" in output
+    assert adapter("opencode").login_write_failed(output)
+
+
+def test_control_opencode_with_a_writable_login_saves_the_new_token(
+        tmp_path: Path, installed_hosts: Path, vendor: tuple[Vendor, Path]) -> None:
+    server, ca = vendor
+    login, output = opencode_with_expired_login(tmp_path, installed_hosts, server, ca, writable=True)
+    assert "sk-ant-oat01-NEW" in login.read_text() and not adapter("opencode").login_write_failed(output)
