@@ -104,7 +104,8 @@ async def test_sessions_screen(tmp_path: Path, size: tuple[int, int]) -> None:
         await wait_for(pilot, app, "SessionsRead")
         screen.query_one("#ss-home", Input).value = "~"  # the temp folder would make the snapshot differ per run
         text = await settled(pilot, app)
-        has("sessions", text, size, ["commit", "1/2 (50%)"])
+        has("sessions", text, size, ["commit", "1/2 (50%)", "sessions read", "before moment", "never", "offered",
+                                     "(arm)", "verdict", "skip-noaction", "3f90ddf4"])
         check(f"sessions-{size[0]}x{size[1]}", text)
 
 
