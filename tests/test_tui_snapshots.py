@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import DataTable, Input
 from tui_support import make_workspace, run_async, wait_for
 
 from workbench.core.models import Call, RunRecord
@@ -23,7 +23,8 @@ from workbench.tui.screentext import screen_text
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 SIZES = [(80, 24), (120, 40), (200, 50)]
 ESSENTIALS = {
-    "rows": ["ops/commit", "ops/incident", "wording", "lint: clean", "arms of this row", "q quit"],
+    "rows": ["ops/commit", "ops/incident", "wording", "lint: clean", "arms of this row", "q quit", "badges",
+             "Before committing", "commit.md", "pull-request.md"],
     "canary": ["host", "model", "script", "arm", "case", "╰", "ctrl+r"],
     "batch": ["baseline", "hosts", "model", "script", "runs", "confined", "until decided", "alpha", "cases",
               "results", "hits/valid", "plan:", "forecast", "start batch"],
@@ -80,6 +81,17 @@ def essentials(name: str, text: str, size: tuple[int, int]) -> None:
     assert not missing, f"{name} at {size[0]}x{size[1]} lacks {missing}:\n{text}"
 
 
+def cut_at_words(app: object) -> None:
+    """Each row's `when` cell is its whole trigger, or a start of it ending at a word's end, then `…`."""
+    screen = app.screen  # type: ignore[attr-defined]
+    table = screen.query_one("#rows", DataTable)
+    for row in screen.view.rows:
+        when = str(table.get_cell(row.id, "when"))
+        kept = when.removesuffix("…")
+        assert when == row.trigger or (when.endswith("…") and row.trigger.startswith(kept) and (
+            row.trigger[len(kept)] in " ,/-" or kept[-1] in "/-")), f"{row.id}: {when!r} cuts {row.trigger!r}"
+
+
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 @run_async
 async def test_every_screen(tmp_path: Path, size: tuple[int, int]) -> None:
@@ -91,6 +103,7 @@ async def test_every_screen(tmp_path: Path, size: tuple[int, int]) -> None:
     async with app.run_test(size=size) as pilot:
         text = await settled(pilot, app)
         essentials("rows", text, size)
+        cut_at_words(app)
         check(f"rows-{tag}", text)
         await pilot.press("d")
         text = await settled(pilot, app)
