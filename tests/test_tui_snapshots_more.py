@@ -83,7 +83,8 @@ async def test_compare_split_by_script(tmp_path: Path, size: tuple[int, int]) ->
         await wait_for(pilot, app, "ComparisonRead")
         screen.query_one("#files", Input).value = "records/batch.jsonl"
         text = await settled(pilot, app)
-        has("compare-scripts", text, size, ["edit-first.json", "say-only.json", "Δ pp", "paired", "1.000"])
+        has("compare-scripts", text, size, ["edit-first.json", "(a872a8b)", "Δ pp", "paired", "1.000", "A hits/n",
+                                            "B hits/n", "0/1 0%"] + (["paired p", "say-only.json"] if size[0] > 80 else []))
         check(f"compare-scripts-{size[0]}x{size[1]}", text)
 
 
