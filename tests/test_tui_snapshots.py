@@ -25,7 +25,8 @@ SIZES = [(80, 24), (120, 40), (200, 50)]
 ESSENTIALS = {
     "rows": ["ops/commit", "ops/incident", "wording", "lint: clean", "arms of this row", "q quit", "badges",
              "Before committing", "commit.md", "pull-request.md"],
-    "canary": ["host", "model", "script", "arm", "case", "╰", "ctrl+r"],
+    "canary": ["host", "model", "script", "arm", "case", "╰", "ctrl+r", "prompt (optional)", "replaces the case's",
+               "your login's"],
     "batch": ["baseline", "hosts", "model", "script", "runs", "confined", "until decided", "alpha", "cases",
               "results", "hits/valid", "plan:", "forecast", "start batch"],
     "records": ["12 record(s) from 1 file(s) · 12 shown", "condition", "negative-explain-app", "opened"],
