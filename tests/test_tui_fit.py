@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from workbench.tui.fit import clip, short_session, stacked
+from workbench.tui.widgets.cardtext import trim
 
 
 @pytest.mark.parametrize(("text", "width", "shown"), [
@@ -30,3 +31,9 @@ def test_stacked_breaks_at_the_middle_space() -> None:
 def test_short_session() -> None:
     assert short_session("session:3f90ddf4-345b-4862-acc9-956dd002f7ae") == "3f90ddf4"
     assert short_session("session:7") == "session:7"
+
+
+def test_a_cards_target_keeps_a_paths_end() -> None:
+    assert trim("<plugin>/skills/ops/workflows/docs.md", 16) == "…/docs.md"
+    assert trim("git commit -m fix the typo now", 16) == "git commit -m…"
+    assert trim("sleep 120", 16) == "sleep 120"

@@ -138,4 +138,6 @@ async def test_an_invalid_runs_card(tmp_path: Path, size: tuple[int, int]) -> No
         text = await settled(pilot, app)
         has("invalid-card", text, size, ["INVALID: no verdict", "cancelled", "docs-readme-section"])
         assert " READ " not in text and "verdict: " not in text, text
+        if size == (80, 24):  # the card's target keeps the path's end, the file name whole
+            assert "…/docs.md" in text, text
         check(f"invalid-card-{size[0]}x{size[1]}", text)
