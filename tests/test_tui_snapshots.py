@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import DataTable, Input
 from tui_support import make_workspace, run_async, wait_for
 
 from workbench.core.models import Call, RunRecord
@@ -23,12 +23,15 @@ from workbench.tui.screentext import screen_text
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 SIZES = [(80, 24), (120, 40), (200, 50)]
 ESSENTIALS = {
-    "rows": ["ops/commit", "ops/incident", "wording", "lint: clean", "arms of this row", "q quit"],
-    "canary": ["host", "model", "script", "arm", "case", "╰", "ctrl+r"],
+    "rows": ["ops/commit", "ops/incident", "wording", "lint: clean", "arms of this row", "q quit", "badges",
+             "Before committing", "commit.md", "pull-request.md"],
+    "canary": ["host", "model", "script", "arm", "case", "╰", "ctrl+r", "prompt (optional)", "replaces the case's",
+               "your login's"],
     "batch": ["baseline", "hosts", "model", "script", "runs", "confined", "until decided", "alpha", "cases",
               "results", "hits/valid", "plan:", "forecast", "start batch"],
     "records": ["12 record(s) from 1 file(s) · 12 shown", "condition", "negative-explain-app", "opened"],
-    "compare": ["Δ pp", "paired p", "flaky", "-33.3", "FLAKY", "A hits/n", "0/3", "A funnel", "read before"],
+    "compare": ["Δ pp", "paired", "flaky", "-33.3", "FLAKY", "A hits/n", "B hits/n", "0/3",
+                "A funnel", "read before"],
     "postinstall": ["host", "model", "script", "REAL home", "╰", "run check"],
     "diff": ["baseline → file", "no change", "[-removed-] {+added+}"],
     "help": ["Trigger Workbench", "no input focused", "Post-install", "ctrl+z", "Call pane", "its reason"],
@@ -80,6 +83,17 @@ def essentials(name: str, text: str, size: tuple[int, int]) -> None:
     assert not missing, f"{name} at {size[0]}x{size[1]} lacks {missing}:\n{text}"
 
 
+def cut_at_words(app: object) -> None:
+    """Each row's `when` cell is its whole trigger, or a start of it ending at a word's end, then `…`."""
+    screen = app.screen  # type: ignore[attr-defined]
+    table = screen.query_one("#rows", DataTable)
+    for row in screen.view.rows:
+        when = str(table.get_cell(row.id, "when"))
+        kept = when.removesuffix("…")
+        assert when == row.trigger or (when.endswith("…") and row.trigger.startswith(kept) and (
+            row.trigger[len(kept)] in " ,/-" or kept[-1] in "/-")), f"{row.id}: {when!r} cuts {row.trigger!r}"
+
+
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 @run_async
 async def test_every_screen(tmp_path: Path, size: tuple[int, int]) -> None:
@@ -91,6 +105,7 @@ async def test_every_screen(tmp_path: Path, size: tuple[int, int]) -> None:
     async with app.run_test(size=size) as pilot:
         text = await settled(pilot, app)
         essentials("rows", text, size)
+        cut_at_words(app)
         check(f"rows-{tag}", text)
         await pilot.press("d")
         text = await settled(pilot, app)

@@ -90,7 +90,8 @@ async def test_compare_split_by_script(tmp_path: Path, size: tuple[int, int]) ->
         await wait_for(pilot, app, "ComparisonRead")
         screen.query_one("#files", Input).value = "records/batch.jsonl"
         text = await settled(pilot, app)
-        has("compare-scripts", text, size, ["edit-first.json", "say-only.json", "Δ pp", "paired", "1.000"])
+        has("compare-scripts", text, size, ["edit-first.json", "(a872a8b)", "Δ pp", "paired", "1.000", "A hits/n",
+                                            "B hits/n", "0/1 0%"] + (["paired p", "say-only.json"] if size[0] > 80 else []))
         check(f"compare-scripts-{size[0]}x{size[1]}", text)
 
 
@@ -111,7 +112,8 @@ async def test_sessions_screen(tmp_path: Path, size: tuple[int, int]) -> None:
         await wait_for(pilot, app, "SessionsRead")
         screen.query_one("#ss-home", Input).value = "~"  # the temp folder would make the snapshot differ per run
         text = await settled(pilot, app)
-        has("sessions", text, size, ["commit", "1/2 (50%)"])
+        has("sessions", text, size, ["commit", "1/2 (50%)", "sessions read", "before moment", "never", "offered",
+                                     "(arm)", "verdict", "skip-noaction", "3f90ddf4"])
         check(f"sessions-{size[0]}x{size[1]}", text)
 
 
@@ -143,4 +145,6 @@ async def test_an_invalid_runs_card(tmp_path: Path, size: tuple[int, int]) -> No
         text = await settled(pilot, app)
         has("invalid-card", text, size, ["INVALID: no verdict", "cancelled", "docs-readme-section"])
         assert " READ " not in text and "verdict: " not in text, text
+        if size == (80, 24):  # the card's target keeps the path's end, the file name whole
+            assert "…/docs.md" in text, text
         check(f"invalid-card-{size[0]}x{size[1]}", text)

@@ -106,6 +106,6 @@ async def test_tune_screen_snapshots(tmp_path: Path, size: tuple[int, int]) -> N
         lines = text.split("\n")
         assert len(lines) == size[1]
         for essential in ("hosts", "proposer", "budget runs", "typed wordings", "forecast:", "candidates",
-                          "Before tagging", "rules", "ctrl+r"):
+                          "Before tagging", "rules", "ctrl+r", "your login's"):
             assert essential in text, f"{essential!r} not on screen at {size}:\n{text}"
         check(f"tune-{size[0]}x{size[1]}", text)

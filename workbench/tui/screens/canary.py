@@ -88,7 +88,7 @@ class CanaryScreen(LiveRunScreen):
         with Horizontal(classes="form"):
             yield labelled(LabelledSelect([("@worktree", WORKTREE)], value=WORKTREE, allow_blank=False, id="arm"), "arm")
             yield labelled(LabelledSelect([], prompt="case", id="case"), "case")
-            yield labelled(Input(placeholder="typed prompt (optional: replaces the case's)", id="prompt"), "prompt")
+            yield labelled(Input(placeholder="replaces the case's", id="prompt"), "prompt (optional)")
         yield Static("pick a case and press ctrl+r, or press c on a row", id="context")
         yield Static("", id="canary-status")
         yield Static("", id="activity")

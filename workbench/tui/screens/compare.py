@@ -26,6 +26,7 @@ from workbench.core.records import load_files
 from workbench.core.report import confusion, funnel, procedures
 from workbench.core.summary import Summary, arm_label, script_label, summarize
 from workbench.tui.data import WorkspaceView, record_files
+from workbench.tui.fit import clip
 from workbench.tui.folderwatch import FolderWatch
 from workbench.tui.messages import ComparisonRead, ReportWritten
 from workbench.tui.widgets.bars import interval_bar, rate_text
@@ -36,6 +37,11 @@ FOLLOW_EVERY = 1.0
 """Seconds at most between two looks at the records folder (inotify wakes the watcher sooner)."""
 
 REPORT_NAME = "report.html"
+HEADERS = ("host", "target", "case", "Δ pp", "paired p", "A hits/n [CI]", "B hits/n [CI]", "flaky")
+NARROW = 100
+"""Below this many columns the table drops its CIs (the plot below keeps them), stacks its headers and a
+script's name under its host and clips a long case name at a word's end: at 80 columns no word is
+cut at the table's edge (`flaky`, often empty, is last, and left out on a narrow screen when empty)."""
 """The report's file in the workspace's records folder (written again on each `h`)."""
 
 
@@ -80,8 +86,6 @@ class CompareScreen(ForwardsWorkerErrors, Screen[None]):
     def on_mount(self) -> None:
         self.title = "Compare"
         self.sub_title = self.label
-        self.query_one(DataTable).add_columns("host", "target", "case", "Δ pp", "paired p", "flaky", "A hits/n [CI]",
-                                              "B hits/n [CI]")
         self.query_one("#report-status", Static).display = False
         self.read_job(None)
 
@@ -187,7 +191,12 @@ class CompareScreen(ForwardsWorkerErrors, Screen[None]):
     def action_compare(self) -> None:
         a, b = self.query_one("#arm-a", Select).value, self.query_one("#arm-b", Select).value
         table = self.query_one(DataTable)
-        table.clear()
+        narrow = self.app.size.width < NARROW
+        table.clear(columns=True)
+        table.header_height = 2 if narrow else 1
+        keys = table.add_columns(*(h.removesuffix(" [CI]").replace("paired p", "paired\np") if narrow else h
+                                   for h in HEADERS))
+        rate = (lambda hits, n: rate_text(hits, n, ci=False)) if narrow else rate_text
         if a in (Select.NULL, None) or b in (Select.NULL, None):
             self.query_one("#plot", Static).update("pick two arms (the records need at least two)")
             return
@@ -201,19 +210,24 @@ class CompareScreen(ForwardsWorkerErrors, Screen[None]):
             flaky = sorted(set(f for c in (cell_a, cell_b) for f, h in c.hits_by_case().items() if stats.flaky(h)))
             script = script_label(key[0], cell_a.script_names)
             host = escape(row["host"] + (f" · {script}" if script else ""))
-            table.add_row(host, row["target"], "all", delta, f"{row['mcnemar_p']:.3f}", "FLAKY" if flaky else "",
-                          rate_text(row["hits_a"], row["valid_a"]), rate_text(row["hits_b"], row["valid_b"]))
+            if narrow:  # host, script's name and digest one under another
+                host = host.replace(" · ", "\n").replace(" (", "\n(")
+            table.add_row(host, row["target"], "all", delta, f"{row['mcnemar_p']:.3f}",
+                          rate(row["hits_a"], row["valid_a"]), rate(row["hits_b"], row["valid_b"]),
+                          "FLAKY" if flaky else "", height=None)
             by_a, by_b = cell_a.hits_by_case(), cell_b.hits_by_case()
             for case in sorted(set(by_a) | set(by_b)):
                 ha, hb = by_a.get(case, []), by_b.get(case, [])
                 d = stats.delta_pp(sum(ha), len(ha), sum(hb), len(hb))
-                table.add_row("", "", case, "-" if d is None else f"{d:+.1f}", "",
-                              "FLAKY" if stats.flaky(ha) or stats.flaky(hb) else "",
-                              rate_text(sum(ha), len(ha)), rate_text(sum(hb), len(hb)))
+                table.add_row("", "", clip(case, 18) if narrow else case, "-" if d is None else f"{d:+.1f}", "",
+                              rate(sum(ha), len(ha)), rate(sum(hb), len(hb)),
+                              "FLAKY" if stats.flaky(ha) or stats.flaky(hb) else "")
             plot.append(f"{escape(row['target'][:16]):<16} A {interval_bar(row['hits_a'], row['valid_a'], 30)} "
                         f"{rate_text(row['hits_a'], row['valid_a'])}")
             plot.append(f"{'':<16} B {interval_bar(row['hits_b'], row['valid_b'], 30)} "
                         f"{rate_text(row['hits_b'], row['valid_b'])}")
+        if narrow and "FLAKY" not in map(str, table.get_column(keys[-1])):
+            table.remove_column(keys[-1])  # an empty flaky column would be cut at the table's edge
         self.query_one("#plot", Static).update("\n".join(plot) or "no target was run by both arms")
         self.query_one("#views", Static).update(escape("\n".join(views_text(self.funnel, self.confusion,
                                                                             (str(a), str(b))))))

@@ -9,6 +9,8 @@ that row's change on `workbench/arm/NAME` through the core's `create_arm`.
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
@@ -24,6 +26,7 @@ from workbench.core.routing import Row, slug
 from workbench.core.rowsearch import search_line, search_rows
 from workbench.tui.data import WorkspaceView, arm_row_texts, lint_edit, read_arms
 from workbench.tui.fields import in_fields
+from workbench.tui.fit import clip
 from workbench.tui.keys import ActsNow
 from workbench.tui.messages import (
     ArmCreated,
@@ -173,10 +176,13 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         table.clear()
         cols = self.app.size.width
         room = (cols if cols < 140 else cols * 3 // 5) - 44  # the table's width minus row, badges, padding
-        when, reads_width = max(16, room * 3 // 5), max(12, room * 2 // 5)
+        reads_width = max(12, room * 9 // 20)
+        when = max(16, room - reads_width)
         for row in found:
             reads = ", ".join(link.target for link in row.links) or "-"
-            table.add_row(self.mark(row.id), row.id, row.trigger[:when], reads[:reads_width],
+            if len(reads) > reads_width:  # the file names alone, when the paths do not fit
+                reads = ", ".join(PurePosixPath(link.target).name for link in row.links)
+            table.add_row(self.mark(row.id), row.id, clip(row.trigger, when), clip(reads, reads_width),
                           badges(view.lint.get(row.id, []), view.audit.get(row.id, [])), key=row.id)
         self.query_one("#row-count", Static).update(search_line(found, view.rows, query))
         if was is not None and was.id in table.rows:

@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 
 from workbench.core.hostinfo import SESSION_HOSTS
 from workbench.runner.sessions import TABLE_HEADER, SessionsForm, SessionsResult, parse_since, row_cells
+from workbench.tui.fit import short_session, stacked
 from workbench.tui.messages import WorkbenchMessage
 from workbench.tui.workers import ForwardsWorkerErrors
 
@@ -64,14 +65,14 @@ class SessionsScreen(ForwardsWorkerErrors, Screen[None]):
             yield Input(value=str(Path.home()), placeholder="HOME holding the session stores", id="ss-home")
             yield Input(placeholder="since (7d, 12h)", id="ss-since")
         yield Static("read-only: your sessions are read, never changed; ctrl+r reads.", id="ss-status")
-        yield DataTable(id="ss-table", zebra_stripes=True)
+        yield DataTable(id="ss-table", zebra_stripes=True, header_height=2)
         yield DataTable(id="ss-sessions", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
         self.title = "Sessions"
         self.sub_title = self.app.workspace_label
-        self.query_one("#ss-table", DataTable).add_columns(*TABLE_HEADER)
+        self.query_one("#ss-table", DataTable).add_columns(*map(stacked, TABLE_HEADER))  # fits 80 columns
         self.query_one("#ss-sessions", DataTable).add_columns("host", "session", "row", "verdict", "offered")
 
     def form(self) -> SessionsForm:
@@ -112,6 +113,7 @@ class SessionsScreen(ForwardsWorkerErrors, Screen[None]):
         sessions.clear()
         for s in result.scores:
             offered = {True: "yes", False: "never", None: "?"}[s.offered]
-            sessions.add_row(s.record.host, s.record.case_id or "-", s.target.row, s.record.overall or "-", offered)
+            sessions.add_row(s.record.host, short_session(s.record.case_id or "-"), s.target.row,
+                             s.record.overall or "-", offered)
         warned = f" · {len(result.warnings)} warning(s): {escape(result.warnings[0])}" if result.warnings else ""
         status.update(f"{result.read} session(s) read{warned}")

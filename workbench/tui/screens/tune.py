@@ -78,7 +78,7 @@ class TuneScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         yield Header()
         with Horizontal(classes="form"):
             yield labelled(Input(placeholder="hosts (a,b)", id="tn-hosts"), "hosts")
-            yield labelled(Input(placeholder="real hosts: your login", id="tn-model"), "model")
+            yield labelled(Input(placeholder="your login's", id="tn-model"), "model")
             yield labelled(Input("rules", placeholder="rules or HOST[:MODEL]", id="tn-proposer"), "proposer")
             yield labelled(Input(placeholder="none", id="tn-budget", type="integer"), "budget runs")
         yield labelled(TextArea("", id="tn-wordings"), "typed wordings, one per line")

@@ -20,9 +20,11 @@ def interval_bar(hits: int, n: int, width: int = 24) -> str:
     return "".join(cells)
 
 
-def rate_text(hits: int, n: int) -> str:
-    """`7/10 70% [40–89]`."""
-    ci = stats.wilson95(hits, n)
-    if ci is None:
+def rate_text(hits: int, n: int, ci: bool = True) -> str:
+    """`7/10 70% [40–89]` (`7/10 70%` without CI)."""
+    interval = stats.wilson95(hits, n)
+    if interval is None:
         return f"{hits}/{n}"
-    return f"{hits}/{n} {hits / n:4.0%} [{ci[0] * 100:.0f}–{ci[1] * 100:.0f}]"
+    if not ci:
+        return f"{hits}/{n} {hits / n:4.0%}"
+    return f"{hits}/{n} {hits / n:4.0%} [{interval[0] * 100:.0f}–{interval[1] * 100:.0f}]"

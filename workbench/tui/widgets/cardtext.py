@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from workbench.core.runstate import Card, RunState
+from workbench.tui.fit import clip
 
 RESULT_CHARS = 100
 """A collapsed card shows this much of the tool result."""
@@ -22,9 +23,15 @@ MARKS_ROOM = 58
 
 
 def trim(text: str, width: int) -> str:
-    """One line of at most WIDTH characters."""
+    """One line of at most WIDTH characters, never cut mid-word: a path keeps its end (`…/docs.md`),
+    other text its start (`tui.fit.clip`)."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[:width - 1] + "…"
+    if len(flat) <= width:
+        return flat
+    if " " not in flat and "/" in flat:
+        tail = flat[len(flat) - width + 1:]
+        return "…" + (tail[tail.index("/"):] if "/" in tail else tail)
+    return clip(flat, width)
 
 
 def _line(markup: str) -> Text:
