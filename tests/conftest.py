@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -411,6 +412,20 @@ def machine_lock(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
+
+
+@pytest.fixture
+def root_only() -> Iterator[tuple[Path, str]]:
+    """For root-started runs: a root-owned mode-0600 file under no mask and outside /tmp (visible inside), and
+    its content."""
+    folder = Path("/var/tmp") / f"wb-root-only-{uuid.uuid4().hex[:8]}"
+    folder.mkdir(mode=0o755)
+    key, text = folder / "service.key", f"root-only-{uuid.uuid4().hex}"
+    key.write_text(text + "\n", encoding="utf-8")
+    os.chmod(key, 0o600)
+    yield key, text
+    key.unlink()
+    folder.rmdir()
 
 
 @pytest.fixture(scope="session")

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,19 +26,6 @@ from workbench.runner.proof import prove
 from workbench.runner.request import build_request, confinement_for
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the unprivileged sandbox uid is for root-started runs")
-
-
-@pytest.fixture
-def root_only() -> Iterator[tuple[Path, str]]:
-    """A root-owned mode-0600 file under no mask and outside /tmp (visible inside), and its content."""
-    folder = Path("/var/tmp") / f"wb-root-only-{uuid.uuid4().hex[:8]}"
-    folder.mkdir(mode=0o755)
-    key, text = folder / "service.key", f"root-only-{uuid.uuid4().hex}"
-    key.write_text(text + "\n", encoding="utf-8")
-    os.chmod(key, 0o600)
-    yield key, text
-    key.unlink()
-    folder.rmdir()
 
 
 def postinstall(w: World, host: str, installed: Path | None, script: dict[str, Any], into: Path, owners: list[int],

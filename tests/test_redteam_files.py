@@ -8,8 +8,6 @@ The control: unconfined, the same commands do copy the content (the workbench ru
 from __future__ import annotations
 
 import os
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -55,19 +53,6 @@ def test_control_unconfined_reads_them(tmp_path: Path) -> None:
     into = tmp_path / "left"
     run_batch(host_config(w, "sim", None, confined=False, script=shell_script(attack())), run_host_fn=capturing(into))
     assert secrets()["/etc/shadow"] in (into / "repo" / "stolen.txt").read_text()
-
-
-@pytest.fixture
-def root_only() -> Iterator[tuple[Path, str]]:
-    """A root-owned mode-0600 file under no mask and outside /tmp (visible inside), and its content."""
-    folder = Path("/var/tmp") / f"wb-root-only-{uuid.uuid4().hex[:8]}"
-    folder.mkdir(mode=0o755)
-    key, text = folder / "service.key", f"root-only-{uuid.uuid4().hex}"
-    key.write_text(text + "\n", encoding="utf-8")
-    os.chmod(key, 0o600)
-    yield key, text
-    key.unlink()
-    folder.rmdir()
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the unprivileged sandbox uid is for root-started runs")

@@ -139,29 +139,33 @@ def invalid_reason(request: RunRequest, run: HostRun, changes: list[str], quota:
     return reason
 
 
-def failed_login_write(run: HostRun) -> bool:
-    """The run's error or stderr tail says the host could not write its login file (its adapter's words,
-    `HostAdapter.login_write_failed`); read before the run folder goes."""
-    from workbench.hosts import adapter
-
+def failed_login_write(run: HostRun, tail: str | None = None) -> bool:
+    """The run's error or stderr tail (TAIL: already read) says the host could not write its login file
+    (its adapter's words, `HostAdapter.login_write_failed`); read before the run folder goes."""
     ended = run.parsed.ended
-    text = "\n".join(filter(None, [ended.error if ended else None, _tail(run.stderr_path, 8000)]))
+    tail = _tail(run.stderr_path) if tail is None else tail
+    text = "\n".join(filter(None, [ended.error if ended else None, tail]))
     return adapter(run.host).login_write_failed(text)
 
 
-def hit_quota(run: HostRun) -> bool:
-    """The run's error or stderr tail says it hit the account's limits (read before the run folder goes)."""
+def hit_quota(run: HostRun, tail: str | None = None) -> bool:
+    """The run's error or the last 2,000 bytes of its stderr tail (TAIL: already read) say it hit the
+    account's limits (read before the run folder goes)."""
     ended = run.parsed.ended
-    text = " ".join(filter(None, [ended.error if ended else None, _tail(run.stderr_path)]))
+    tail = _tail(run.stderr_path) if tail is None else tail
+    text = " ".join(filter(None, [ended.error if ended else None, tail[-2000:]]))
     return QUOTA.search(text) is not None
 
 
-def _tail(path: Path, size: int = 2000) -> str:
+def _tail(path: Path, size: int = 8000) -> str:
+    """The last SIZE bytes of PATH, read from there (a long stderr is not read whole)."""
     try:
-        data = path.read_bytes()
+        with path.open("rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - size))
+            data = f.read()
     except OSError:
         return ""
-    return data[-size:].decode("utf-8", errors="replace")
+    return data.decode("utf-8", errors="replace")
 
 
 def build_record(request: RunRequest, run: HostRun, spec: ScoreSpec, redactor: Redactor,
@@ -287,8 +291,8 @@ def execute(request: RunRequest, on_event: Callable[[Event], None] | None = None
         spec = ScoreSpec(kind=request.case.kind, required=request.case.required, moment=request.case.moment,
                          entry_skill=entry, entry_file=f"skills/{entry}/SKILL.md" if entry else None)
         secrets = run_secrets(request, run.launch)
-        quota = hit_quota(run)
-        refresh = failed_login_write(run)
+        tail = _tail(run.stderr_path)
+        quota, refresh = hit_quota(run, tail), failed_login_write(run, tail)
     finally:
         t4 = time.perf_counter()
         if not request.keep:
