@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import DataTable, Static, TextArea
-from tui_support import make_workspace, run_async, wait_for
+from tui_support import make_workspace, run_async, until, wait_for
 
 from workbench.modelstub import parse_script
 from workbench.tui.app import make_app
@@ -84,9 +84,7 @@ async def test_an_invalid_run_shows_its_reason_never_a_verdict(tmp_path: Path) -
         await pilot.pause()
         screen.script = parse_script(READ_THEN_SLEEP)
         await pilot.press("ctrl+r")
-        while "READ" not in screen_text(app):  # the read scored live, before the cancel
-            await wait_for(pilot, app, "HostEventsSeen", count=app.kinds().count("HostEventsSeen") + 1)
-            await pilot.pause()
+        await until(pilot, app, lambda: "READ" in screen_text(app), "READ shown")  # the read scored live, before the cancel
         await pilot.press("x")
         await wait_for(pilot, app, "RunScored")
         await pilot.pause()

@@ -44,7 +44,7 @@ def check(name: str, text: str) -> None:
         if not os.environ.get("UPDATE_SNAPSHOTS"):
             pytest.fail(f"no snapshot {path.name}; run with UPDATE_SNAPSHOTS=1 and review it")
         path.write_text(text + "\n", encoding="utf-8")
-    assert text + "\n" == path.read_text(encoding="utf-8"), f"screen differs from {path.name}"
+    assert text + "\n" == path.read_text(encoding="utf-8"), f"screen differs from {path.name}:\n{text}"
 
 
 def records(path: Path) -> None:
@@ -65,10 +65,14 @@ def records(path: Path) -> None:
 
 
 async def settled(pilot: object, app: object) -> str:
-    """The screen's text once two looks in a row agree and the footer is drawn (no fixed sleep)."""
+    """The screen's text once two looks in a row agree and the footer is drawn (no fixed sleep). Each
+    look waits until the screen has handled every pending message and the loop is idle (a DataTable
+    sizes its columns when idle), so a loaded machine cannot make two stale looks agree."""
     before = ""
     for _ in range(100):
         await pilot.pause(0.1)  # type: ignore[attr-defined]
+        await pilot.wait_for_scheduled_animations()  # type: ignore[attr-defined]
+        await pilot.pause()  # type: ignore[attr-defined]
         now = screen_text(app)  # type: ignore[arg-type]
         if now == before and "palette" in now.rstrip("\n").split("\n")[-1]:  # the footer is drawn
             return now

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_tui_snapshots import SIZES, check, settled
 from textual.widgets import DataTable, Input, Select, TextArea
-from tui_support import make_workspace, run_async, shown, wait_for
+from tui_support import make_workspace, run_async, shown, until, wait_for
 
 from workbench.authoring.arms import create_arm
 from workbench.tui.app import make_app
@@ -136,9 +136,7 @@ async def test_an_invalid_runs_card(tmp_path: Path, size: tuple[int, int]) -> No
         screen.script = parse_script(READ_THEN_SLEEP)
         screen.set_focus(None)
         await pilot.press("ctrl+r")
-        while "READ" not in screen_text(app):  # the read scored live, before the cancel
-            await wait_for(pilot, app, "HostEventsSeen", count=app.kinds().count("HostEventsSeen") + 1)
-            await pilot.pause()
+        await until(pilot, app, lambda: "READ" in screen_text(app), "READ shown")  # the read scored live, before the cancel
         await pilot.press("x")
         await wait_for(pilot, app, "RunScored")
         screen.query_one("#canary-status", Static).update("recorded in records/canary.jsonl")  # not the temp path

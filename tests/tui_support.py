@@ -45,6 +45,17 @@ async def wait_for(pilot: object, app: WorkbenchApp, kind: str, *, count: int = 
         waited += 0.05
 
 
+async def until(pilot: object, app: WorkbenchApp, seen: Callable[[], bool], what: str, cap: float = 120.0) -> None:
+    """Pause until SEEN() holds, looking again every 50 ms (a repaint needs no new message to land, so
+    waiting for the next message could wait for one that never comes); fails after CAP seconds."""
+    waited = 0.0
+    while not seen():
+        if waited > cap:
+            raise AssertionError(f"never {what} after {cap}s; journal: {app.kinds()[-20:]}")
+        await pilot.pause(0.05)  # type: ignore[attr-defined]
+        waited += 0.05
+
+
 S = TypeVar("S", bound=Screen[Any])
 
 

@@ -55,6 +55,7 @@ from workbench.tui.widgets.runform import (
     offer_scripts,
     script_select,
 )
+from workbench.tui.widgets.table import Table
 from workbench.tui.widgets.toggles import Box, Choices
 from workbench.tui.workers import ForwardsWorkerErrors
 
@@ -114,7 +115,7 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             yield labelled(Input("0.05", placeholder="alpha", id="alpha"), "alpha")
         with Horizontal(id="batch-body"):
             yield labelled(Choices(id="cases"), "cases")
-            yield labelled(DataTable(id="batch-results", zebra_stripes=True), "results")
+            yield labelled(Table(id="batch-results", zebra_stripes=True), "results")
         with Vertical(id="batch-info"):
             yield Static("", id="batch-status")  # first: the run's outcome is never the line cut off
             yield ProgressBar(id="progress", show_eta=True)

@@ -31,6 +31,7 @@ from workbench.tui.folderwatch import FolderWatch
 from workbench.tui.messages import ComparisonRead, ReportWritten
 from workbench.tui.widgets.bars import interval_bar, rate_text
 from workbench.tui.widgets.runform import LabelledSelect, labelled
+from workbench.tui.widgets.table import Table
 from workbench.tui.workers import ForwardsWorkerErrors
 
 FOLLOW_EVERY = 1.0
@@ -78,7 +79,7 @@ class CompareScreen(ForwardsWorkerErrors, Screen[None]):
             yield labelled(LabelledSelect([], prompt="arm A (baseline)", id="arm-a"), "arm A")
             yield labelled(LabelledSelect([], prompt="arm B", id="arm-b"), "arm B")
         yield Static("", id="report-status")
-        yield DataTable(id="compare-table", zebra_stripes=True)
+        yield Table(id="compare-table", zebra_stripes=True)
         yield Static("", id="plot")
         yield Static("", id="views")
         yield Footer()

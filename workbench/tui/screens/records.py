@@ -24,6 +24,7 @@ from workbench.tui.data import WorkspaceView, record_files
 from workbench.tui.fields import invalid_reason
 from workbench.tui.messages import RecordsRead
 from workbench.tui.widgets.runform import LabelledSelect, labelled
+from workbench.tui.widgets.table import Table
 from workbench.tui.workers import ForwardsWorkerErrors
 
 FOLLOW_EVERY = 1.0
@@ -68,7 +69,7 @@ class RecordsScreen(ForwardsWorkerErrors, Screen[None]):
             yield labelled(LabelledSelect([("valid", "valid"), ("invalid", "invalid")], prompt="validity",
                                           id="f-valid"), "validity")
         yield Static("", id="records-info")
-        yield DataTable(id="records-table", cursor_type="row", zebra_stripes=True)
+        yield Table(id="records-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:

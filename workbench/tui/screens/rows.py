@@ -39,6 +39,7 @@ from workbench.tui.messages import (
     WorkspaceRead,
 )
 from workbench.tui.screens.confirm import ConfirmScreen
+from workbench.tui.widgets.table import Table
 from workbench.tui.workers import ForwardsWorkerErrors
 
 
@@ -142,7 +143,7 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
                 with Horizontal(id="row-search-bar"):
                     yield Input(placeholder="/ search rows: id, wording, files", id="row-search")
                     yield Static("", id="row-count")
-                yield DataTable(id="rows", cursor_type="row", zebra_stripes=True)
+                yield Table(id="rows", cursor_type="row", zebra_stripes=True)
             with Vertical(id="row-detail"):
                 yield Static("", id="row-info")
                 yield TextArea("", id="editor", soft_wrap=True)

@@ -22,6 +22,7 @@ from workbench.core.hostinfo import SESSION_HOSTS
 from workbench.runner.sessions import TABLE_HEADER, SessionsForm, SessionsResult, parse_since, row_cells
 from workbench.tui.fit import short_session, stacked
 from workbench.tui.messages import WorkbenchMessage
+from workbench.tui.widgets.table import Table
 from workbench.tui.workers import ForwardsWorkerErrors
 
 if TYPE_CHECKING:
@@ -65,8 +66,8 @@ class SessionsScreen(ForwardsWorkerErrors, Screen[None]):
             yield Input(value=str(Path.home()), placeholder="HOME holding the session stores", id="ss-home")
             yield Input(placeholder="since (7d, 12h)", id="ss-since")
         yield Static("read-only: your sessions are read, never changed; ctrl+r reads.", id="ss-status")
-        yield DataTable(id="ss-table", zebra_stripes=True, header_height=2)
-        yield DataTable(id="ss-sessions", zebra_stripes=True)
+        yield Table(id="ss-table", zebra_stripes=True, header_height=2)
+        yield Table(id="ss-sessions", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:

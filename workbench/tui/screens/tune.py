@@ -25,6 +25,7 @@ from workbench.tui.data import WorkspaceView
 from workbench.tui.keys import ActsNow
 from workbench.tui.messages import ArmsRead, TuneFinished, TuneForecast, TuneProgressed, WorkerFailed
 from workbench.tui.widgets.runform import labelled
+from workbench.tui.widgets.table import Table
 from workbench.tui.workers import ForwardsWorkerErrors
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ class TuneScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             yield Static("pick a row on Rows and press t", id="tn-status")
             yield ProgressBar(id="tn-progress", show_eta=False)
             yield Static("forecast: …", id="tn-forecast")
-        yield labelled(DataTable(id="tn-candidates", zebra_stripes=True), "candidates")
+        yield labelled(Table(id="tn-candidates", zebra_stripes=True), "candidates")
         yield Static("", id="tn-decision")
         yield Footer()
 
