@@ -53,3 +53,21 @@ def test_real_hosts_are_all_green(installed_hosts: Path, monkeypatch: pytest.Mon
     assert code == 0, out
     scenarios = len(load_scenarios(ROOT / "canaries"))
     assert out.count("ok expected") + out.count("n/a:") == scenarios * len(hosts)
+
+
+def test_an_unknown_fault_is_refused_by_the_self_test_and_the_canary_door(tmp_path: Path) -> None:
+    """A canary file's `fault` means the same on both doors that read it: `no-output` or refused, naming
+    file and field (an unknown one is never run as a fault-free scenario)."""
+    from workbench.core.errors import InputError
+    from workbench.runner.doors import script_fault
+
+    data = json.loads((ROOT / "canaries" / "no-output.json").read_text(encoding="utf-8"))
+    (tmp_path / "odd.json").write_text(json.dumps({**data, "fault": "sometimes"}), encoding="utf-8")
+    with pytest.raises(InputError) as by_selftest:
+        load_scenarios(tmp_path)
+    with pytest.raises(InputError) as by_canary:
+        script_fault(tmp_path / "odd.json")
+    for exc in (by_selftest.value, by_canary.value):
+        assert exc.file == str(tmp_path / "odd.json") and exc.field == "fault", exc
+    assert script_fault(ROOT / "canaries" / "no-output.json") == "no-output"
+    assert {s.fault for s in load_scenarios(ROOT / "canaries") if s.name == "no-output"} == {"no-output"}

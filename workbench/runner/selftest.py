@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -38,7 +38,8 @@ class Scenario(BaseModel):
                                                                "(main or subagent); None: not checked.")
     case: dict[str, Any]
     script: Script
-    fault: str | None = Field(default=None, description="`no-output`: the model never answers (HTTP 529).")
+    fault: Literal["no-output"] | None = Field(default=None,
+                                               description="`no-output`: the model never answers (HTTP 529).")
     timeout: float = Field(default=120.0, description="Seconds before the run is stopped.")
     outside_files: dict[str, str] = Field(default_factory=dict)
     not_on: dict[str, str] = Field(default_factory=dict, description="Host -> why it cannot express this.")
