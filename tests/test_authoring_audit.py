@@ -56,6 +56,18 @@ def test_budget_counts_what_each_host_loads_not_skill_bodies(tmp_path: Path) -> 
     assert debug.text.startswith("---\n") and debug.text.endswith("---\n") and "Body text" not in debug.text
 
 
+@pytest.mark.parametrize(("manifest", "loaded"), [({"name": "p"}, "GEMINI.md"),
+                                                   ({"name": "p", "contextFileName": "CONTEXT.md"}, "CONTEXT.md"),
+                                                   ({"name": "p", "contextFileName": ["A.md", "CONTEXT.md"]},
+                                                    "CONTEXT.md")])
+def test_gemini_loads_the_context_file_its_extension_names(tmp_path: Path, manifest: dict[str, object],
+                                                           loaded: str) -> None:
+    plugin = write(tmp_path, {"gemini-extension.json": json.dumps(manifest), "GEMINI.md": "# g\n",
+                              "CONTEXT.md": "# c\n"})
+    assert [i.path.name for i in session_load(plugin, "gemini", routing=[], extra=[])] == [loaded]
+    assert [i.path.name for i in session_load(plugin, "codex", routing=[], extra=[])] == []
+
+
 def test_without_a_manifest_the_repo_instruction_file_is_loaded(tmp_path: Path) -> None:
     plugin = write(tmp_path, {"AGENTS.md": "Before committing, read [c](skills/s/c.md).\n",
                               "CLAUDE.md": "See AGENTS.md\n", "skills/s/SKILL.md": SKILL.format(name="s", body=""),

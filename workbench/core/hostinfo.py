@@ -104,6 +104,12 @@ class HostInfo:
     efforts: tuple[str, ...] = ()
     """The reasoning-effort levels its CLI takes (its adapter's `efforts`; empty: none, and a run asking for
     one is refused): the run forms' effort choices."""
+    follows_imports: bool = False
+    """Its instruction file's `@file.md` lines load those files too (`core.session_load`)."""
+    session_hooks: bool = False
+    """It runs a Claude plugin's SessionStart hooks, whose output it injects (`core.session_load`)."""
+    extension_manifest: str | None = None
+    """Its extension manifest, whose `contextFileName` names the instruction file(s) it loads instead."""
 
     @property
     def keeps_sessions(self) -> bool:
@@ -204,7 +210,7 @@ HOSTS: dict[str, HostInfo] = {h.name: h for h in (
              live_reads=(".claude", ".claude.json"),
              live_writes=(".claude/backups", ".claude/projects", ".claude/todos", ".claude/statsig",
                           ".claude/shell-snapshots", ".claude/session-env"),
-             session_store=".claude/projects", delegates=True,
+             session_store=".claude/projects", delegates=True, follows_imports=True, session_hooks=True,
              efforts=("low", "medium", "high", "xhigh", "max")),  # `claude --help`: `--effort <level>`
     HostInfo("codex", _table(shell=CODEX_SHELL_TOOLS, edit=(CODEX_PATCH_TOOL,), agent=(CODEX_AGENT_TOOL,)),
              "openai-responses", True,
@@ -222,12 +228,13 @@ HOSTS: dict[str, HostInfo] = {h.name: h for h in (
                               agent=(GEMINI_AGENT_TOOL,)), "gemini", True, gemini_call,
              npm=("@google/gemini-cli", "0.61.0"), instructions=("GEMINI.md",), live_reads=(".gemini",),
              live_writes=(".gemini/tmp", ".gemini/history", ".gemini/projects.json"), session_store=".gemini/tmp",
-             delegates=True),
+             delegates=True, follows_imports=True, extension_manifest="gemini-extension.json"),
     HostInfo("grok", _table(read=("view_file",), edit=("str_replace_editor", "create_file", "edit_file"),
                             shell=("bash",)), "openai-chat", True, grok_call,
              npm=("@vibe-kit/grok-cli", "0.0.34"), instructions=("AGENTS.md",), live_reads=(".grok",)),
     HostInfo("sim", CLAUDE_TOOLS, None, True, claude_call, delegates=True,  # the sim writes Claude Code's stream-json
-             instructions=("CLAUDE.md",), live_reads=(".claude",), efforts=EFFORTS),
+             instructions=("CLAUDE.md",), live_reads=(".claude",), efforts=EFFORTS, follows_imports=True,
+             session_hooks=True),
 )}
 """Every host by name, in the order the CLI lists them."""
 

@@ -23,9 +23,6 @@ from workbench.core.markdown import path_words, read_text_lossy
 
 MANIFESTS = (".claude-plugin/plugin.json", ".claude-plugin/marketplace.json", ".codex-plugin/plugin.json",
              "gemini-extension.json")
-HOOK_HOSTS = ("claude", "sim")
-"""Hosts that run a Claude plugin's SessionStart hooks (the sim stands in for Claude Code)."""
-IMPORT_HOSTS = ("claude", "sim", "gemini")
 _IMPORT = re.compile(r"^\s*@(\S+\.md)\s*$", re.MULTILINE)
 
 
@@ -107,12 +104,15 @@ def hook_injected(plugin: Path) -> list[Path]:
     return list(out)
 
 
-def _gemini_context(plugin: Path) -> tuple[str, ...]:
+def _extension_context(manifest: Path, default: tuple[str, ...]) -> tuple[str, ...]:
+    """The instruction files an extension manifest names (`contextFileName`; the host's own when unset)."""
     try:
-        data = json.loads((plugin / "gemini-extension.json").read_text(encoding="utf-8"))
+        data = json.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return ()
-    name = data.get("contextFileName", "GEMINI.md") if isinstance(data, dict) else "GEMINI.md"
+    name = data.get("contextFileName") if isinstance(data, dict) else None
+    if name is None:
+        return default
     return tuple(name) if isinstance(name, list) else (str(name),)
 
 
@@ -133,16 +133,18 @@ def session_load(plugin: Path, host: str, *, routing: list[Path], extra: list[Pa
     seen: set[Path] = set()
     whole: list[Loaded] = []
     instruction: tuple[str, ...] = ()
-    if host == "gemini" and (plugin / "gemini-extension.json").is_file():
-        instruction = _gemini_context(plugin)
+    info = HOSTS.get(host)
+    manifest = info.extension_manifest if info else None
+    if manifest and (plugin / manifest).is_file():
+        instruction = _extension_context(plugin / manifest, info.instructions if info else ())
     elif not has_manifest(plugin):
-        instruction = HOSTS[host].instructions if host in HOSTS else ()
+        instruction = info.instructions if info else ()
     for name in instruction:
         if (plugin / name).is_file():
-            whole += _with_imports((plugin / name).resolve(), f"{host} loads {name}", follow=host in IMPORT_HOSTS,
-                                   seen=seen)
+            whole += _with_imports((plugin / name).resolve(), f"{host} loads {name}",
+                                   follow=bool(info and info.follows_imports), seen=seen)
             break
-    if host in HOOK_HOSTS:
+    if info and info.session_hooks:
         for path in hook_injected(plugin):
             whole += _with_imports(path, "injected by a SessionStart hook", follow=False, seen=seen)
     for path in extra:
