@@ -18,30 +18,32 @@ session file and the subagent's folder).
 
 from __future__ import annotations
 
-import argparse
-import importlib.util
-import re
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from workbench.core.cases import find_case
-from workbench.core.workspace import load_workspace
 from workbench.hosts.install import find_binary
-from workbench.modelstub import parse_script
-from workbench.runner.execute import RunResult, execute, run_secrets
-from workbench.runner.request import RunRequest, build_request
+from workbench.runner.execute import RunResult, run_secrets
+from workbench.runner.request import RunRequest
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from capture_sessions import neutral_db, slug  # noqa: E402
+from capture_support import (  # noqa: E402  (beside this script)
+    CASE,  # noqa: F401  (the tests read it here)
+    COMMIT,
+    EDIT,
+    NEUTRAL,
+    REQUIRED,  # noqa: F401
+    ROOT,
+    capture_main,
+    demo_canary,
+    keep_neutral,
+    leaks,
+)
+
 OUT = ROOT / "tests" / "data" / "streams"
-NEUTRAL = "/tmp/run"
-CASE = "commit-typo-fix"
-REQUIRED = "workflows/commit.md"
 PROCEDURE = "{plugin}/skills/ops/workflows/commit.md"
-EDIT = {"edit": {"path": "{repo}/src/app.py", "old": "Helo, ", "new": "Hello, "}}
-COMMIT = {"shell": "git commit -am 'app: fix greeting typo'"}
 
 
 def delegate(path: str, summary: str, kind: str | None = None) -> dict[str, object]:
@@ -85,12 +87,8 @@ def script_for(host: str, scenario: str) -> dict[str, Any]:
 
 def canary(host: str, scenario: str, hosts_dir: Path, workdir: Path) -> tuple[RunRequest, RunResult]:
     """One kept, confined canary run of SCENARIO on HOST."""
-    ws = load_workspace(ROOT)
-    request = build_request(find_case(CASE, ws.cases_dir), host, door="canary", plugin=ws.plugin_dir,
-                            script=parse_script(script_for(host, scenario)), keep=True, workdir=workdir,
-                            fixture=ws.base_fixture, binary=None if host == "sim" else find_binary(host, hosts_dir),
-                            timeout=180.0)
-    return request, execute(request)
+    return demo_canary(host, script_for(host, scenario), workdir,
+                       None if host == "sim" else find_binary(host, hosts_dir))
 
 
 def capture(host: str, scenario: str, hosts_dir: Path, workdir: Path) -> Path:
@@ -101,10 +99,9 @@ def capture(host: str, scenario: str, hosts_dir: Path, workdir: Path) -> Path:
         raise SystemExit(f"{host} {scenario}: {record.overall} by {record.fired_by}, not {TRUTH[scenario]}")
     run_dir = result.run_dir
     text = (run_dir / "stdout.jsonl").read_text(encoding="utf-8")
-    text = text.replace(str(run_dir), NEUTRAL).replace(re.sub(r"[^A-Za-z0-9]", "-", str(run_dir)), "-tmp-run")
+    text = text.replace(str(run_dir), NEUTRAL).replace(slug(str(run_dir)), slug(NEUTRAL))
     forbidden = [str(Path.home()), *run_secrets(request, result.run.launch)]
-    if any(f and re.search(rf"(?<![<\w]){re.escape(f)}(?![\w.-])", text) for f in forbidden) or str(
-            workdir) in text:
+    if leaks(text, forbidden) or str(workdir) in text:
         raise SystemExit(f"{host} {scenario}: the stream holds a machine path or a secret: not kept")
     dest = OUT / f"{host}-delegated-{scenario}.jsonl"
     if host == "gemini":
@@ -117,7 +114,7 @@ def capture(host: str, scenario: str, hosts_dir: Path, workdir: Path) -> Path:
         shutil.rmtree(dest, ignore_errors=True)
         if host == "opencode":
             db = Path(".local") / "share" / "opencode" / "opencode.db"
-            sessions_capture().neutral_db(run_dir / "home" / db, dest / "home" / db, str(run_dir), forbidden)
+            neutral_db(run_dir / "home" / db, dest / "home" / db, str(run_dir), forbidden)
         else:
             rollouts(run_dir, dest, forbidden)
         dest = dest / "stdout.jsonl"
@@ -134,12 +131,8 @@ def rollouts(run_dir: Path, dest: Path, forbidden: list[str]) -> None:
     if len(found) < 2:
         raise SystemExit(f"codex: {len(found)} rollout(s) under {store}: the child's is missing")
     for path in found:
-        text = path.read_text(encoding="utf-8").replace(str(run_dir), NEUTRAL)
         rel = path.relative_to(run_dir)
-        if any(f and re.search(rf"(?<![<\w]){re.escape(f)}(?![\w.-])", text) for f in forbidden):
-            raise SystemExit(f"{rel}: holds a machine path or a secret: not kept")
-        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-        (dest / rel).write_text(text, encoding="utf-8")
+        keep_neutral(path, run_dir, dest / rel, forbidden, str(rel))
 
 
 def gemini_chats(run_dir: Path, dest: Path, forbidden: list[str]) -> None:
@@ -149,34 +142,15 @@ def gemini_chats(run_dir: Path, dest: Path, forbidden: list[str]) -> None:
     for path in sorted((home / ".gemini" / "tmp").rglob("*.jsonl")):
         if path.is_symlink() or "chats" not in path.relative_to(home).parts:
             continue
-        text = path.read_text(encoding="utf-8").replace(str(run_dir), NEUTRAL)
-        if any(f and re.search(rf"(?<![<\w]){re.escape(f)}(?![\w.-])", text) for f in forbidden):
-            raise SystemExit(f"{path.name}: holds a machine path or a secret: not kept")
-        target = dest / "home" / path.relative_to(home)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-
-
-def sessions_capture() -> Any:
-    """scripts/capture_sessions.py (its database neutralizer)."""
-    spec = importlib.util.spec_from_file_location("capture_sessions", ROOT / "scripts" / "capture_sessions.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+        keep_neutral(path, run_dir, dest / "home" / path.relative_to(home), forbidden, path.name)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hosts", default="claude,sim,opencode,codex,gemini")
-    parser.add_argument("--hosts-dir", default=str(ROOT / ".cache" / "hosts"))
-    args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="wb-capture-") as tmp:
-        for host in args.hosts.split(","):
-            for scenario in SCRIPTS:
-                dest = capture(host, scenario, Path(args.hosts_dir), Path(tmp))
-                print(f"{dest.relative_to(ROOT)}: {' by '.join(str(x) for x in TRUTH[scenario] if x)}")
-    return 0
+    def line(host: str, scenario: str, hosts_dir: Path, workdir: Path) -> str:
+        dest = capture(host, scenario, hosts_dir, workdir)
+        return f"{dest.relative_to(ROOT)}: {' by '.join(str(x) for x in TRUTH[scenario] if x)}"
+
+    return capture_main(__doc__ or "", "claude,sim,opencode,codex,gemini", SCRIPTS, line, argv)
 
 
 if __name__ == "__main__":

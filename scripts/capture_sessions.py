@@ -12,7 +12,6 @@ verdict, which `workbench sessions` must give back from the files alone (tests/t
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import shutil
@@ -20,21 +19,25 @@ import sys
 import tempfile
 from pathlib import Path
 
-from workbench.core.cases import find_case
-from workbench.core.workspace import load_workspace
 from workbench.hosts.install import find_binary
-from workbench.modelstub import parse_script
-from workbench.runner.execute import RunResult, execute, run_secrets
-from workbench.runner.request import RunRequest, build_request
+from workbench.runner.execute import RunResult, run_secrets
+from workbench.runner.request import RunRequest
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from capture_support import (  # noqa: E402  (beside this script)
+    CASE,
+    COMMIT,
+    EDIT,
+    NEUTRAL,
+    REQUIRED,
+    ROOT,
+    capture_main,
+    demo_canary,
+    leaks,
+)
+
 OUT = ROOT / "tests" / "data" / "sessions"
-NEUTRAL = "/tmp/run"
-CASE = "commit-typo-fix"
-REQUIRED = "workflows/commit.md"
 MOMENT = "commit"
-EDIT = {"edit": {"path": "{repo}/src/app.py", "old": "Helo, ", "new": "Hello, "}}
-COMMIT = {"shell": "git commit -am 'app: fix greeting typo'"}
 SCRIPTS = {
     "reads-then-commits": {"steps": [{"calls": [{"read": "{plugin}/skills/ops/workflows/commit.md"}]},
                                      {"calls": [EDIT]}, {"calls": [COMMIT]}, {"say": "Committed."}]},
@@ -53,12 +56,7 @@ def slug(path: str) -> str:
 
 def canary(host: str, scenario: str, hosts_dir: Path, workdir: Path) -> tuple[RunRequest, RunResult]:
     """One kept canary run of SCENARIO on HOST (unconfined: the host's own session files are the point)."""
-    ws = load_workspace(ROOT)
-    case = find_case(CASE, ws.cases_dir)
-    request = build_request(case, host, door="canary", plugin=ws.plugin_dir, script=parse_script(SCRIPTS[scenario]),
-                            unconfined=True, keep=True, workdir=workdir, fixture=ws.base_fixture,
-                            binary=find_binary(host, hosts_dir), timeout=180.0)
-    return request, execute(request)
+    return demo_canary(host, SCRIPTS[scenario], workdir, find_binary(host, hosts_dir), unconfined=True)
 
 
 def neutral_db(src: Path, dest: Path, run_dir: str, forbidden: list[str]) -> None:
@@ -78,9 +76,9 @@ def neutral_db(src: Path, dest: Path, run_dir: str, forbidden: list[str]) -> Non
                     con.execute(f'update "{table}" set "{column}" = replace("{column}", ?, ?)', (run_dir, NEUTRAL))
         con.commit()
         dump = "\n".join(con.iterdump())
-        leaks = [n for n, f in enumerate(forbidden) if f and re.search(rf"(?<![<\w]){re.escape(f)}(?![\w.-])", dump)]
-        if leaks:
-            raise SystemExit(f"opencode.db: holds {len(leaks)} machine path(s) or secret(s): not kept")
+        found = leaks(dump, forbidden)
+        if found:
+            raise SystemExit(f"opencode.db: holds {len(found)} machine path(s) or secret(s): not kept")
         con.execute("pragma journal_mode=delete")
         con.execute("vacuum")
         con.close()
@@ -103,10 +101,9 @@ def capture(host: str, scenario: str, hosts_dir: Path, workdir: Path) -> Path:
             continue
         text = path.read_text(encoding="utf-8").replace(str(run_dir), NEUTRAL)
         rel = rel.replace(slug(str(run_dir)), slug(NEUTRAL))
-        leaks = [("path " + f if n < 2 else f"secret #{n - 1}") for n, f in enumerate(forbidden) if f and re.search(
-            rf"(?<![<\w]){re.escape(f)}(?![\w.-])", text)]  # `</root>` is an XML tag, not the home /root
-        if leaks:
-            raise SystemExit(f"{rel}: holds {', '.join(leaks)}: not kept")
+        found = [("path " + forbidden[n] if n < 2 else f"secret #{n - 1}") for n in leaks(text, forbidden)]
+        if found:
+            raise SystemExit(f"{rel}: holds {', '.join(found)}: not kept")
         target = dest / "home" / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
@@ -126,16 +123,11 @@ def capture(host: str, scenario: str, hosts_dir: Path, workdir: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hosts", default="claude,codex,gemini,opencode")
-    parser.add_argument("--hosts-dir", default=str(ROOT / ".cache" / "hosts"))
-    args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="wb-capture-") as tmp:
-        for host in args.hosts.split(","):
-            for scenario in SCRIPTS:
-                dest = capture(host, scenario, Path(args.hosts_dir), Path(tmp))
-                print(f"{dest.relative_to(ROOT)}: {json.loads((dest / 'manifest.json').read_text())['canary_overall']}")
-    return 0
+    def line(host: str, scenario: str, hosts_dir: Path, workdir: Path) -> str:
+        dest = capture(host, scenario, hosts_dir, workdir)
+        return f"{dest.relative_to(ROOT)}: {json.loads((dest / 'manifest.json').read_text())['canary_overall']}"
+
+    return capture_main(__doc__ or "", "claude,codex,gemini,opencode", SCRIPTS, line, argv)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,6 @@ confined sim canaries whose main agent delegates (scripts/capture_delegation.py'
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 from batch_support import config, make_world
@@ -43,10 +42,8 @@ def fresh_records(tmp: Path, runs: int = 2) -> Path:
 def delegated_records(tmp: Path, repeats: int = 2) -> Path:
     """Confined sim canaries of `commit-typo-fix`, REPEATS of each delegation script (the subagent reads
     the procedure; the main agent reads it beside a delegation; nobody does): one records file."""
-    spec = importlib.util.spec_from_file_location("capture_delegation", ROOT / "scripts" / "capture_delegation.py")
-    assert spec is not None and spec.loader is not None
-    capture = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(capture)
+    from capture_scripts import delegation as capture
+
     out = tmp / "delegated.jsonl"
     case = find_case(capture.CASE, ROOT / "cases")
     for scenario in sorted(capture.SCRIPTS):

@@ -10,13 +10,13 @@ the child's turns: those are in the child's own rollout, whose `session_meta` na
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
 from pathlib import Path
 
 import pytest
+from capture_scripts import delegation as capture
 
 from workbench.cli import main
 from workbench.core.models import Call, ScoreSpec
@@ -29,10 +29,6 @@ from workbench.runner.sessions import rollout_threads
 
 ROOT = Path(__file__).resolve().parent.parent
 STREAMS = ROOT / "tests" / "data" / "streams"
-_spec = importlib.util.spec_from_file_location("capture_delegation", ROOT / "scripts" / "capture_delegation.py")
-assert _spec is not None and _spec.loader is not None
-capture = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(capture)
 
 SPEC = ScoreSpec(kind="positive", required=[capture.REQUIRED], moment="commit")
 SCENARIOS = sorted(capture.SCRIPTS)

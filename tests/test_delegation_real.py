@@ -8,12 +8,12 @@ issued each call."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
 
 import pytest
+from capture_scripts import delegation as capture
 
 from workbench.cli import main
 from workbench.core.models import Call, RunRecord
@@ -23,10 +23,6 @@ from workbench.hosts.install import ENV_DIR
 pytestmark = pytest.mark.bwrap
 
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("capture_delegation", ROOT / "scripts" / "capture_delegation.py")
-assert _spec is not None and _spec.loader is not None
-capture = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(capture)
 
 
 @pytest.fixture

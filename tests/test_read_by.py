@@ -9,10 +9,10 @@ the main agent the procedure; only src/app.py is read.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+from capture_scripts import delegation as capture
 
 from workbench.core.models import Call, RunRecord, ScoreSpec
 from workbench.core.parsers import parse_lines
@@ -21,10 +21,6 @@ from workbench.core.scoring import score
 
 ROOT = Path(__file__).resolve().parent.parent
 STREAMS = ROOT / "tests" / "data" / "streams"
-_spec = importlib.util.spec_from_file_location("capture_delegation", ROOT / "scripts" / "capture_delegation.py")
-assert _spec is not None and _spec.loader is not None
-capture = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(capture)
 
 SPEC = ScoreSpec(kind="positive", required=[capture.REQUIRED], moment="commit")
 CHILD = "subagent:general-purpose"

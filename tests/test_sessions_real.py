@@ -4,21 +4,17 @@ must hold no path of the run folder."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
 
 import pytest
+from capture_scripts import sessions as capture
 
 from workbench.cli import main
 from workbench.core.records import load_file
 
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("capture_sessions", ROOT / "scripts" / "capture_sessions.py")
-assert _spec is not None and _spec.loader is not None
-capture = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(capture)
 
 
 @pytest.mark.parametrize("scenario", sorted(capture.SCRIPTS))
