@@ -233,41 +233,56 @@ def vendor(tmp_path: Path) -> Iterator[tuple[Vendor, Path]]:
     srv.server_close()
 
 
-def claude_with_expired_login(tmp_path: Path, installed: Path, vendor: Vendor, ca: Path,
-                              writable: bool) -> tuple[Path, str]:
-    """Run `claude -p` confined, its expired OAuth login bound read-only (WRITABLE: a plain copy in the run),
-    every vendor host reached through VENDOR; (the login file, Claude's stream and stderr)."""
-    binary = find_binary("claude", installed)
-    assert binary is not None
+def expired_login_run(tmp_path: Path, vendor: Vendor, ca: Path, *, rel: str, login: dict[str, object],
+                      command: list[str], writable: bool, files: dict[str, str], env: dict[str, str],
+                      path: str, own_copy: bool = False) -> tuple[Path, str]:
+    """Run COMMAND confined with an expired LOGIN at REL under the home, bound read-only as every door binds
+    it (WRITABLE: a plain copy in the run, OWN_COPY: handed to the sandbox uid), FILES (relative to the run
+    folder) written first, every vendor host reached through VENDOR; (the login file, stdout and stderr).
+    The read-only login's hash is judged from outside."""
     real_home, run_dir = tmp_path / "real-home", tmp_path / "run"
-    login = real_home / ".claude" / ".credentials.json"
-    login.parent.mkdir(parents=True)
-    login.write_text(json.dumps({"claudeAiOauth": {
-        "accessToken": "sk-ant-oat01-OLD", "refreshToken": "sk-ant-ort01-OLD", "expiresAt": int(time.time() - 3600) * 1000,
-        "scopes": ["user:inference", "user:profile"], "subscriptionType": "pro"}}), encoding="utf-8")
+    login_file = real_home / rel
+    login_file.parent.mkdir(parents=True)
+    login_file.write_text(json.dumps(login), encoding="utf-8")
     home = run_dir / "home"
-    for folder in (home / ".claude", run_dir / "tmp", run_dir / "repo"):
+    for folder in ((home / rel).parent, run_dir / "tmp", run_dir / "repo"):
         folder.mkdir(parents=True)
-    (home / ".claude.json").write_text(json.dumps({"hasCompletedOnboarding": True, "oauthAccount": {
-        "accountUuid": "u", "emailAddress": "user@example.com", "organizationUuid": "o"}}))
+    for name, text in files.items():
+        (run_dir / name).write_text(text)
     shutil.copy(ca, run_dir / "ca.pem")
-    before = hashlib.sha256(login.read_bytes()).hexdigest()
+    before = hashlib.sha256(login_file.read_bytes()).hexdigest()
     conf = Confinement(real_home)
     if writable:
-        login = Path(shutil.copy(login, home / ".claude" / ".credentials.json"))
+        login_file = Path(shutil.copy(login_file, home / rel))
+        if own_copy and conf.run_as is not None:
+            os.chown(login_file, conf.run_as, conf.run_as)
     else:
-        (home / ".claude" / ".credentials.json").touch()  # the mount point, as `Confinement.wrap` makes it
+        (home / rel).touch()  # the mount point, as `Confinement.wrap` makes it
     port = vendor.server_address[1]
     proxy = f"http://127.0.0.1:{port}"
-    env = {"HTTPS_PROXY": proxy, "https_proxy": proxy, "NODE_EXTRA_CA_CERTS": str(run_dir / "ca.pem")}
-    argv = conf.argv(run_dir, run_dir / "repo", [str(binary), "-p", "say hi", "--output-format", "stream-json",
-                                                 "--verbose"],
-                     ro_binds={} if writable else {login: home / ".claude" / ".credentials.json"}, env=env,
-                     reach=[f"127.0.0.1:{port}"])
+    argv = conf.argv(run_dir, run_dir / "repo", command, ro_binds={} if writable else {login_file: home / rel},
+                     env={"HTTPS_PROXY": proxy, "https_proxy": proxy, "NODE_EXTRA_CA_CERTS": str(run_dir / "ca.pem"),
+                          **env}, reach=[f"127.0.0.1:{port}"])
     done = subprocess.run(argv, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,
-                          env={"PATH": "/usr/bin:/bin"}, check=False)
-    assert writable or hashlib.sha256(login.read_bytes()).hexdigest() == before  # judged from outside
-    return login, done.stdout + done.stderr
+                          env={"PATH": path}, check=False)
+    assert writable or hashlib.sha256(login_file.read_bytes()).hexdigest() == before  # judged from outside
+    return login_file, done.stdout + done.stderr
+
+
+def claude_with_expired_login(tmp_path: Path, installed: Path, vendor: Vendor, ca: Path,
+                              writable: bool) -> tuple[Path, str]:
+    """`claude -p` with its expired OAuth login (`expired_login_run`)."""
+    binary = find_binary("claude", installed)
+    assert binary is not None
+    login = {"claudeAiOauth": {
+        "accessToken": "sk-ant-oat01-OLD", "refreshToken": "sk-ant-ort01-OLD", "expiresAt": int(time.time() - 3600) * 1000,
+        "scopes": ["user:inference", "user:profile"], "subscriptionType": "pro"}}
+    account = {"hasCompletedOnboarding": True, "oauthAccount": {
+        "accountUuid": "u", "emailAddress": "user@example.com", "organizationUuid": "o"}}
+    return expired_login_run(tmp_path, vendor, ca, rel=".claude/.credentials.json", login=login,
+                             command=[str(binary), "-p", "say hi", "--output-format", "stream-json", "--verbose"],
+                             writable=writable, files={"home/.claude.json": json.dumps(account)}, env={},
+                             path="/usr/bin:/bin")
 
 
 def test_claude_cannot_save_a_refreshed_token_and_the_run_says_login_refresh(
@@ -292,38 +307,16 @@ def test_control_claude_with_a_writable_login_saves_and_uses_the_new_token(
 
 def gemini_with_expired_login(tmp_path: Path, installed: Path, vendor: Vendor, ca: Path,
                               writable: bool) -> tuple[Path, str]:
-    """Run `gemini -p` confined, its expired Google login bound read-only (WRITABLE: a plain copy in the run),
-    every Google host reached through VENDOR; (the login file, Gemini's stream and stderr)."""
+    """`gemini -p` with its expired Google login (`expired_login_run`)."""
     binary = find_binary("gemini", installed)
     assert binary is not None
-    real_home, run_dir = tmp_path / "real-home", tmp_path / "run"
-    login = real_home / ".gemini" / "oauth_creds.json"
-    login.parent.mkdir(parents=True)
-    login.write_text(json.dumps({"access_token": "ya29.OLD", "refresh_token": "1//OLD", "token_type": "Bearer",
-                                 "scope": "https://www.googleapis.com/auth/cloud-platform",
-                                 "expiry_date": int(time.time() - 3600) * 1000}), encoding="utf-8")
-    home = run_dir / "home"
-    for folder in (home / ".gemini", run_dir / "tmp", run_dir / "repo"):
-        folder.mkdir(parents=True)
-    (home / ".gemini" / "settings.json").write_text(json.dumps({"security": {"auth": {"selectedType": "oauth-personal"}}}))
-    shutil.copy(ca, run_dir / "ca.pem")
-    before = hashlib.sha256(login.read_bytes()).hexdigest()
-    conf = Confinement(real_home)
-    if writable:
-        login = Path(shutil.copy(login, home / ".gemini" / "oauth_creds.json"))
-    else:
-        (home / ".gemini" / "oauth_creds.json").touch()  # the mount point, as `Confinement.wrap` makes it
-    port = vendor.server_address[1]
-    proxy = f"http://127.0.0.1:{port}"
-    env = {"HTTPS_PROXY": proxy, "https_proxy": proxy, "NODE_EXTRA_CA_CERTS": str(run_dir / "ca.pem"),
-           "GEMINI_CLI_TRUST_WORKSPACE": "true"}
-    argv = conf.argv(run_dir, run_dir / "repo", [str(binary), "-p", "say hi", "-o", "stream-json"],
-                     ro_binds={} if writable else {login: home / ".gemini" / "oauth_creds.json"}, env=env,
-                     reach=[f"127.0.0.1:{port}"])
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,
-                          env={"PATH": os.environ["PATH"]}, check=False)
-    assert writable or hashlib.sha256(login.read_bytes()).hexdigest() == before  # judged from outside
-    return login, done.stdout + done.stderr
+    login = {"access_token": "ya29.OLD", "refresh_token": "1//OLD", "token_type": "Bearer",
+             "scope": "https://www.googleapis.com/auth/cloud-platform", "expiry_date": int(time.time() - 3600) * 1000}
+    settings = {"security": {"auth": {"selectedType": "oauth-personal"}}}
+    return expired_login_run(tmp_path, vendor, ca, rel=".gemini/oauth_creds.json", login=login,
+                             command=[str(binary), "-p", "say hi", "-o", "stream-json"], writable=writable,
+                             files={"home/.gemini/settings.json": json.dumps(settings)},
+                             env={"GEMINI_CLI_TRUST_WORKSPACE": "true"}, path=os.environ["PATH"])
 
 
 def test_gemini_cannot_save_a_refreshed_token_and_the_run_says_login_refresh(
@@ -346,45 +339,20 @@ def test_control_gemini_with_a_writable_login_saves_the_new_token(
 
 def opencode_with_expired_login(tmp_path: Path, installed: Path, vendor: Vendor, ca: Path,
                                 writable: bool) -> tuple[Path, str]:
-    """Run `opencode run` confined with an OpenAI model, its expired ChatGPT login (the built-in OAuth
-    plugin's entry) bound read-only (WRITABLE: a plain copy in the run), every OpenAI host reached
-    through VENDOR; (the login file, OpenCode's stream and stderr)."""
+    """`opencode run` with an OpenAI model and its expired ChatGPT login, the built-in OAuth plugin's entry
+    (`expired_login_run`)."""
     binary = find_binary("opencode", installed)
     assert binary is not None
-    real_home, run_dir = tmp_path / "real-home", tmp_path / "run"
-    rel = Path(".local/share/opencode/auth.json")
-    login = real_home / rel
-    login.parent.mkdir(parents=True)
-    login.write_text(json.dumps({"openai": {"type": "oauth", "refresh": "rt-OLD", "access": "at-OLD",
-                                            "expires": int(time.time() - 3600) * 1000, "accountId": "acc-1"}}),
-                     encoding="utf-8")
-    home = run_dir / "home"
-    for folder in (home / rel.parent, run_dir / "tmp", run_dir / "repo"):
-        folder.mkdir(parents=True)
-    (run_dir / "opencode.json").write_text(json.dumps({"autoupdate": False, "share": "disabled",
-                                                       "model": "openai/gpt-5.5"}))
-    shutil.copy(ca, run_dir / "ca.pem")
-    before = hashlib.sha256(login.read_bytes()).hexdigest()
-    conf = Confinement(real_home)
-    if writable:
-        login = Path(shutil.copy(login, home / rel))
-        if conf.run_as is not None:
-            os.chown(login, conf.run_as, conf.run_as)
-    else:
-        (home / rel).touch()  # the mount point, as `Confinement.wrap` makes it
-    port = vendor.server_address[1]
-    proxy = f"http://127.0.0.1:{port}"
-    env = {"HTTPS_PROXY": proxy, "https_proxy": proxy, "NODE_EXTRA_CA_CERTS": str(run_dir / "ca.pem"),
-           "OPENCODE_CONFIG": str(run_dir / "opencode.json"), "OPENCODE_DISABLE_MODELS_FETCH": "1",
+    login = {"openai": {"type": "oauth", "refresh": "rt-OLD", "access": "at-OLD",
+                        "expires": int(time.time() - 3600) * 1000, "accountId": "acc-1"}}
+    config = {"autoupdate": False, "share": "disabled", "model": "openai/gpt-5.5"}
+    env = {"OPENCODE_CONFIG": str(tmp_path / "run" / "opencode.json"), "OPENCODE_DISABLE_MODELS_FETCH": "1",
            "OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
            "npm_config_registry": "http://127.0.0.1:9/"}
     command = [str(binary), "run", "--print-logs", "--log-level", "ERROR", "--format", "json", "say hi"]  # as the adapter
-    argv = conf.argv(run_dir, run_dir / "repo", command,
-                     ro_binds={} if writable else {login: home / rel}, env=env, reach=[f"127.0.0.1:{port}"])
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,
-                          env={"PATH": os.environ["PATH"]}, check=False)
-    assert writable or hashlib.sha256(login.read_bytes()).hexdigest() == before  # judged from outside
-    return login, done.stdout + done.stderr
+    return expired_login_run(tmp_path, vendor, ca, rel=".local/share/opencode/auth.json", login=login,
+                             command=command, writable=writable, files={"opencode.json": json.dumps(config)},
+                             env=env, path=os.environ["PATH"], own_copy=True)
 
 
 def test_opencode_cannot_save_a_refreshed_token_and_the_run_says_login_refresh(
