@@ -19,9 +19,8 @@ from pathlib import Path
 import pytest
 
 from workbench.cli import main
-from workbench.core.events import ParsedRun
 from workbench.core.models import Call, ScoreSpec
-from workbench.core.parsers import make_parser
+from workbench.core.parsers import make_parser, run_parser
 from workbench.core.parsers.overlap import Overlap
 from workbench.core.scoring import score
 
@@ -81,13 +80,7 @@ def parse(host: str, lines: list[str], overlap: bool = True) -> list[Call]:
     parser = make_parser(host)
     if not overlap:
         parser.book.overlap = None  # type: ignore[attr-defined]  # every such host keeps a CallBook
-    run = ParsedRun()
-    for line in lines:
-        for event in parser.feed(line):
-            run.apply(event)
-    for event in parser.finish():
-        run.apply(event)
-    return run.calls
+    return run_parser(parser, lines).calls
 
 
 @pytest.mark.parametrize("host", sorted(UNNAMED))

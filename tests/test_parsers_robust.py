@@ -108,13 +108,7 @@ def mutate(value: Any, rnd: random.Random, replacement: Any) -> Any:
 
 
 def assert_never_raises(host: str, lines: list[str]) -> None:
-    parser = make_parser(host, ROLLOUT if host == "codex" else None)
-    run = ParsedRun()
-    for line in lines:
-        for event in parser.feed(line):
-            run.apply(event)
-    for event in parser.finish():
-        run.apply(event)
+    run = parse_lines(host, lines, ROLLOUT if host == "codex" else None)
     assert [c.index for c in run.calls] == list(range(len(run.calls)))
 
 

@@ -43,7 +43,11 @@ def make_parser(host: str, session_log: Iterable[str] | None = None) -> StreamPa
 
 def parse_lines(host: str, lines: Iterable[str], session_log: Iterable[str] | None = None) -> ParsedRun:
     """Parse a whole stream offline."""
-    parser = make_parser(host, session_log)
+    return run_parser(make_parser(host, session_log), lines)
+
+
+def run_parser(parser: StreamParser, lines: Iterable[str]) -> ParsedRun:
+    """Every line of a whole stream through PARSER, then its finish: the run they describe."""
     run = ParsedRun()
     for line in lines:
         for event in parser.feed(line):
