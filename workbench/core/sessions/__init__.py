@@ -55,6 +55,12 @@ class SessionRun:
     warnings: list[str] = field(default_factory=list)
     """One line per file part that could not be used (a file of another format, a skipped line)."""
 
+    def saw_time(self, timestamp: str | None) -> None:
+        """Widen the session's span to TIMESTAMP (ISO 8601 strings of one host order as times)."""
+        if timestamp:
+            self.started_at = min(self.started_at or timestamp, timestamp)
+            self.finished_at = max(self.finished_at or timestamp, timestamp)
+
     def offers(self, skill: str | None, phrases: Sequence[str] = ()) -> bool | None:
         """Whether the session offered a row: its entry SKILL was listed, or one of PHRASES (the row's
         trigger) is in the session's context. None: nothing to look for, or the session says nothing

@@ -82,9 +82,7 @@ def _facts(obj: dict[str, Any], run: SessionRun) -> None:
     run.session_id = run.session_id or get_str(obj, "sessionId")
     run.host_version = run.host_version or get_str(obj, "version")
     run.cwd = run.cwd or get_str(obj, "cwd")
-    if ts := get_str(obj, "timestamp"):
-        run.started_at = min(run.started_at or ts, ts)
-        run.finished_at = max(run.finished_at or ts, ts)
+    run.saw_time(get_str(obj, "timestamp"))
 
 
 def skill_listing(obj: dict[str, Any]) -> dict[str, str] | None:

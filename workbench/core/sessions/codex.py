@@ -55,9 +55,7 @@ def _part(file: SessionFile, run: SessionRun, first: bool) -> tuple[Part, Parsed
             run.session_id = run.session_id or get_str(payload, "id")
             run.cwd = run.cwd or get_str(payload, "cwd")
             run.host_version = run.host_version or get_str(payload, "cli_version")
-        if ts := get_str(obj, "timestamp"):
-            run.started_at = min(run.started_at or ts, ts)
-            run.finished_at = max(run.finished_at or ts, ts)
+        run.saw_time(get_str(obj, "timestamp"))
         if kind == "turn_context" and first:
             run.model = run.model or get_str(payload, "model")
         ptype = get_str(payload, "type")
