@@ -76,8 +76,11 @@ _REFUSAL = re.compile(
 )
 _TURN_ENDS = frozenset({"token_usage_record", "token_count", "function_call_output", "custom_tool_call_output"})
 """Rollout lines (or payload types) after which the next call belongs to a new model turn."""
-_USED = re.compile(r'"(?:session_meta|response_item|' + "|".join(sorted(_TURN_ENDS)) + r')"')
-"""A rollout line that can matter names one of these types; any other is skipped before decoding."""
+_CALL_ITEMS = ("function_call", "custom_tool_call")
+"""`response_item` payload types that are calls (their outputs are in _TURN_ENDS)."""
+_USED = re.compile(r'"(?:session_meta|' + "|".join(sorted({*_CALL_ITEMS, *_TURN_ENDS})) + r')"')
+"""A rollout line that can matter names one of these types as a JSON string; any other (reasoning,
+messages, other events) is skipped before decoding."""
 _ITEM_STATUS: dict[str, CallStatus] = {"completed": "ok", "failed": "error", "declined": "denied"}
 
 
@@ -132,7 +135,7 @@ def read_rollout(lines: Iterable[str]) -> tuple[str | None, list[RolloutCall]]:
     turn, turn_closed, process = -1, True, 0
     for line in lines:
         if len(line) > MAX_LINE or not _USED.search(line):
-            continue  # reasoning, messages, other events: never decoded
+            continue
         try:
             obj = loads(line)
         except (ValueError, RecursionError, TypeError):
