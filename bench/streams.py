@@ -62,10 +62,12 @@ def main() -> int:
                 if line.strip():
                     json.loads(line)
 
+    plugin = DATA / "plugin"
+
     def workbench() -> None:
         for host, lines, log in runs:
             parsed = parse_lines(host, lines, log)
-            score(SPEC, content_evidence(parsed.calls, load_procedures(DATA / "plugin")))
+            score(SPEC, content_evidence(parsed.calls, load_procedures(plugin)))
 
     base, ours = best(args.repeat, floor), best(args.repeat, workbench)
     sys.stdout.write(f"| streams | json.loads CPU s | parse+evidence+score CPU s | ratio |\n|---:|---:|---:|---:|\n"

@@ -17,7 +17,7 @@ from typing import IO, Any
 from pydantic_core import from_json
 
 from workbench.core.events import CallFinished, CallStarted, Event, LineSkipped
-from workbench.core.models import Call, CallKind, updated_call
+from workbench.core.models import Call, CallKind, new_call, updated_call
 from workbench.core.parsers.overlap import Overlap
 
 EXCERPT_CHARS = 300
@@ -270,7 +270,7 @@ class CallBook:
         """Register a newly issued call."""
         if self.overlap is not None:
             fields["turn"] = self.overlap.started(len(self.calls), fields.get("turn"), fields.get("read_by"), at)
-        call = Call(index=len(self.calls), call_id=call_id, **fields)
+        call = new_call(index=len(self.calls), call_id=call_id, **fields)
         self.calls.append(call)
         if call_id is not None:
             self.by_id[call_id] = call.index
