@@ -43,8 +43,11 @@ class BadShape(Exception):
 
 def get_str(obj: object, key: str) -> str | None:
     """obj[key] when obj is a dict and the value is a string, else None."""
-    value = obj.get(key) if isinstance(obj, dict) else None
-    return value if isinstance(value, str) else None
+    if isinstance(obj, dict):
+        value = obj.get(key)
+        if isinstance(value, str):
+            return value
+    return None
 
 
 def get_int(obj: object, key: str) -> int | None:
@@ -332,8 +335,13 @@ class JsonLineParser:
         if len(text) > MAX_LINE:
             return [self.skipped(f"line over {MAX_LINE} characters")]
         try:
-            obj = loads(text)
-        except (ValueError, RecursionError):
+            obj = from_json(text)  # `loads`, inlined: it runs per line
+        except ValueError:
+            try:
+                obj = json.loads(text)
+            except (ValueError, RecursionError):
+                return [self.skipped("not JSON")]
+        except RecursionError:
             return [self.skipped("not JSON")]
         if not isinstance(obj, dict):
             return [self.skipped("not a JSON object")]
