@@ -6,8 +6,8 @@ and every loader reports bad input with the field that is wrong.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal, TypeVar, get_args
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, TypeVar, cast, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.json_schema import SkipJsonSchema
@@ -140,8 +140,8 @@ _CALL_REQUIRED = frozenset(name for name, info in Call.model_fields.items() if i
 _CALL_DEFAULTS = {name: None if info.is_required() or info.default_factory else info.default
                   for name, info in Call.model_fields.items()}
 """Every field in order, with its default (placeholders for required and factory-made ones)."""
-_CALL_FACTORIES = tuple((name, info.default_factory) for name, info in Call.model_fields.items()
-                        if info.default_factory is not None)
+_CALL_FACTORIES = tuple((name, cast(Callable[[], Any], info.default_factory))
+                        for name, info in Call.model_fields.items() if info.default_factory is not None)
 
 
 def new_call(**fields: Any) -> Call:
