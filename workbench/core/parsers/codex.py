@@ -141,16 +141,17 @@ def read_rollout(lines: Iterable[str]) -> tuple[str | None, list[RolloutCall]]:
         except (ValueError, RecursionError, TypeError):
             continue
         payload = get_dict(obj, "payload")
-        if get_str(obj, "type") == "session_meta":
+        kind, payload_kind = get_str(obj, "type"), get_str(payload, "type")
+        if kind == "session_meta":
             # a separate run's rollout (concatenated after another): its call ids and turns are its own
             version = get_str(payload, "cli_version") or version
             process, by_id, turn_closed = process + 1, {}, True
             continue
-        if get_str(obj, "type") in _TURN_ENDS or get_str(payload, "type") in _TURN_ENDS:
+        if kind in _TURN_ENDS or payload_kind in _TURN_ENDS:
             turn_closed = True
-        if get_str(obj, "type") != "response_item":
+        if kind != "response_item":
             continue
-        call = _rollout_call(payload)
+        call = _rollout_call(payload) if payload_kind in _CALL_ITEMS else None
         if call is not None:
             if turn_closed:
                 turn, turn_closed = turn + 1, False
@@ -159,7 +160,7 @@ def read_rollout(lines: Iterable[str]) -> tuple[str | None, list[RolloutCall]]:
             calls.append(call)
             if call.call_id:
                 by_id[call.call_id] = call
-        elif get_str(payload, "type") in ("function_call_output", "custom_tool_call_output"):
+        elif payload_kind in ("function_call_output", "custom_tool_call_output"):
             target = by_id.get(_scoped(get_str(payload, "call_id") or "", process))
             output = payload.get("output")
             if target is not None:
