@@ -3,7 +3,7 @@ in one process (not a timed test; docs/benchmarks.md). Inputs: every real-host c
 adversarial set (stdout, and Codex's rollout) with its plugin copy; target ratio <= 1.5.
 
 With --parts, also each stage alone against the same floor (where the time goes): decoding with the
-parsers' own decoder, parsing, loading the procedures (a cache hit re-stats the plugin's files),
+parsers' own decoder, parsing, loading the procedures (a cache hit touches no file),
 content evidence and scoring.
 
 Usage: python bench/streams.py [--repeat N] [--parts]
@@ -62,10 +62,12 @@ def main() -> int:
                 if line.strip():
                     json.loads(line)
 
+    plugin = DATA / "plugin"
+
     def workbench() -> None:
         for host, lines, log in runs:
             parsed = parse_lines(host, lines, log)
-            score(SPEC, content_evidence(parsed.calls, load_procedures(DATA / "plugin")))
+            score(SPEC, content_evidence(parsed.calls, load_procedures(plugin)))
 
     base, ours = best(args.repeat, floor), best(args.repeat, workbench)
     sys.stdout.write(f"| streams | json.loads CPU s | parse+evidence+score CPU s | ratio |\n|---:|---:|---:|---:|\n"

@@ -92,7 +92,7 @@ class ParsedRun:
 
     def apply(self, event: Event) -> None:
         """Fold one event into the run."""
-        if isinstance(event, CallStarted | CallFinished):
+        if isinstance(event, (CallStarted, CallFinished)):  # a tuple: faster than a union, per event
             call = event.call
             if call.index < len(self.calls):
                 self.calls[call.index] = call

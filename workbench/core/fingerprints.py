@@ -153,10 +153,19 @@ def call_evidence(fingerprints: Fingerprints, call: Call) -> Call:
     if call.output is None or call.kind == "edit":
         return call
     found = fingerprints.match(call.output, call.output_truncated)
-    globbed = any(e == "absent" for e in found.values()) and _globbed(call)
     text = _call_text(call)
     names = fingerprints.base_and_stem
-    evidence = {p: e for p, e in found.items() if e == "shown" or _names_in(text, names[p], globbed)}
+    evidence: dict[str, ContentEvidence] = {}
+    globbed: bool | None = None  # asked once, and only when an `absent` needs it
+    for path, seen in found.items():
+        if seen == "absent":
+            if not text:
+                continue
+            if globbed is None:
+                globbed = _globbed(call)
+            if not _names_in(text, names[path], globbed):
+                continue
+        evidence[path] = seen
     if evidence == call.evidence:
         return call
     return updated_call(call, {"evidence": evidence})

@@ -6,8 +6,8 @@ and every loader reports bad input with the field that is wrong.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, TypeVar, cast, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.json_schema import SkipJsonSchema
@@ -127,6 +127,48 @@ def updated(model: M, updates: Mapping[str, Any]) -> M:
 def updated_call(call: Call, updates: Mapping[str, Any]) -> Call:
     """A copy of CALL with UPDATES applied (`updated`)."""
     return updated(call, updates)
+
+
+_CALL_KINDS = frozenset(get_args(CallKind))
+_CALL_STATUSES = frozenset(get_args(CallStatus))
+_CALL_PLAIN: dict[str, tuple[type, bool]] = {
+    "index": (int, False), "tool": (str, False), "read_by": (str, False), "path": (str, True),
+    "command": (str, True), "skill": (str, True), "result": (str, True), "call_id": (str, True),
+    "exit_code": (int, True), "turn": (int, True)}
+"""Call fields a parser sets from checked values: field -> (exact type, None allowed)."""
+_CALL_REQUIRED = frozenset(name for name, info in Call.model_fields.items() if info.is_required())
+_CALL_DEFAULTS = {name: None if info.is_required() or info.default_factory else info.default
+                  for name, info in Call.model_fields.items()}
+"""Every field in order, with its default (placeholders for required and factory-made ones)."""
+_CALL_FACTORIES = tuple((name, cast(Callable[[], Any], info.default_factory))
+                        for name, info in Call.model_fields.items() if info.default_factory is not None)
+
+
+def new_call(**fields: Any) -> Call:
+    """`Call(**fields)`. When every field is one of `_CALL_PLAIN` (or kind/status) with a value of its
+    exact type, the model is built without pydantic's validation, which would keep these values as
+    they are (every parsed call starts here); anything else is validated, and fails, as
+    `Call(**fields)` does."""
+    for key, value in fields.items():
+        plain = _CALL_PLAIN.get(key)
+        if plain is not None:
+            if type(value) is not plain[0] and not (plain[1] and value is None):
+                return Call(**fields)
+        elif not (type(value) is str and (value in _CALL_KINDS if key == "kind"
+                                          else key == "status" and value in _CALL_STATUSES)):
+            return Call(**fields)
+    if not _CALL_REQUIRED.issubset(fields):
+        return Call(**fields)
+    state = dict(_CALL_DEFAULTS)
+    for name, factory in _CALL_FACTORIES:
+        state[name] = factory()
+    state.update(fields)
+    new = Call.__new__(Call)
+    object.__setattr__(new, "__dict__", state)
+    object.__setattr__(new, "__pydantic_extra__", {})
+    object.__setattr__(new, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(new, "__pydantic_private__", None)
+    return new
 
 
 class Usage(BaseModel):

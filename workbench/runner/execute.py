@@ -276,7 +276,7 @@ def execute(request: RunRequest, on_event: Callable[[Event], None] | None = None
             (outside / rel).write_text(text, encoding="utf-8")
         t2 = time.perf_counter()
         paths = labels(request, run_dir, plugin)
-        procedures = load_procedures(plugin)
+        procedures = load_procedures(plugin, check=True)  # a fresh copy: its folder name may be reused
         fingerprints = fingerprints_for(procedures) if procedures else None
         if on_setup is not None:
             on_setup(paths)

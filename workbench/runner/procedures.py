@@ -36,7 +36,7 @@ def _stamp(path: str) -> Stamp:
 
 
 def _unchanged(stamps: tuple[tuple[str, Stamp], ...]) -> bool:
-    """Whether every path still has its stamp (`_stamp`'s comparison, inlined: it runs per scored stream)."""
+    """Whether every path still has its stamp (`_stamp`'s comparison, inlined: it may run per scored stream)."""
     stat_of = os.stat
     for path, stamp in stamps:
         try:
@@ -80,16 +80,19 @@ def _walk(root: str) -> tuple[list[tuple[tuple[str, ...], str]], list[tuple[str,
     return found, folders
 
 
-def load_procedures(plugin: Path) -> dict[str, str]:
+def load_procedures(plugin: Path, *, check: bool = False) -> dict[str, str]:
     """Every Markdown file under PLUGIN (hidden folders skipped), keyed by its path inside the plugin.
 
-    Read once per process and folder: a later call only re-stats the folders walked and the files
-    read (any file added, removed, renamed or rewritten changes one of those stamps), so scoring many
-    streams of one plugin reads it once; the caller gets its own dict. A missing folder is bad input:
-    scoring without the procedures would silently fall back to command analysis."""
+    Read once per process and folder: a later call returns what was read, touching no file, so
+    scoring many streams of one plugin costs one walk. CHECK is for a caller whose folder may have
+    changed since (a long-lived TUI scoring a workspace, a run's fresh plugin copy): it re-stats the
+    folders walked and the files read (any file added, removed, renamed or rewritten changes one of
+    those stamps) and reads the plugin again when one differs. The caller gets its own dict. A
+    missing folder is bad input: scoring without the procedures would silently fall back to command
+    analysis."""
     key = os.fspath(plugin)
     loaded = _LOADED.get(key)
-    if loaded is not None and _unchanged(loaded.stamps):
+    if loaded is not None and (not check or _unchanged(loaded.stamps)):
         return dict(loaded.texts)
     if not plugin.is_dir():
         raise InputError("not a plugin folder", file=str(plugin))

@@ -594,7 +594,7 @@ def _fingerprints(plugin: Path | None) -> Fingerprints | None:
 
     if plugin is None or not plugin.is_dir():
         return None
-    procedures = load_procedures(plugin)
+    procedures = load_procedures(plugin, check=True)  # the workspace may have been edited since
     return fingerprints_for(procedures) if procedures else None
 
 

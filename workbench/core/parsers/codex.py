@@ -76,8 +76,11 @@ _REFUSAL = re.compile(
 )
 _TURN_ENDS = frozenset({"token_usage_record", "token_count", "function_call_output", "custom_tool_call_output"})
 """Rollout lines (or payload types) after which the next call belongs to a new model turn."""
-_USED = re.compile(r'"(?:session_meta|response_item|' + "|".join(sorted(_TURN_ENDS)) + r')"')
-"""A rollout line that can matter names one of these types; any other is skipped before decoding."""
+_CALL_ITEMS = ("function_call", "custom_tool_call")
+"""`response_item` payload types that are calls (their outputs are in _TURN_ENDS)."""
+_USED = re.compile(r'"(?:session_meta|' + "|".join(sorted({*_CALL_ITEMS, *_TURN_ENDS})) + r')"')
+"""A rollout line that can matter names one of these types as a JSON string; any other (reasoning,
+messages, other events) is skipped before decoding."""
 _ITEM_STATUS: dict[str, CallStatus] = {"completed": "ok", "failed": "error", "declined": "denied"}
 
 
@@ -132,22 +135,23 @@ def read_rollout(lines: Iterable[str]) -> tuple[str | None, list[RolloutCall]]:
     turn, turn_closed, process = -1, True, 0
     for line in lines:
         if len(line) > MAX_LINE or not _USED.search(line):
-            continue  # reasoning, messages, other events: never decoded
+            continue
         try:
             obj = loads(line)
         except (ValueError, RecursionError, TypeError):
             continue
         payload = get_dict(obj, "payload")
-        if get_str(obj, "type") == "session_meta":
+        kind, payload_kind = get_str(obj, "type"), get_str(payload, "type")
+        if kind == "session_meta":
             # a separate run's rollout (concatenated after another): its call ids and turns are its own
             version = get_str(payload, "cli_version") or version
             process, by_id, turn_closed = process + 1, {}, True
             continue
-        if get_str(obj, "type") in _TURN_ENDS or get_str(payload, "type") in _TURN_ENDS:
+        if kind in _TURN_ENDS or payload_kind in _TURN_ENDS:
             turn_closed = True
-        if get_str(obj, "type") != "response_item":
+        if kind != "response_item":
             continue
-        call = _rollout_call(payload)
+        call = _rollout_call(payload) if payload_kind in _CALL_ITEMS else None
         if call is not None:
             if turn_closed:
                 turn, turn_closed = turn + 1, False
@@ -156,7 +160,7 @@ def read_rollout(lines: Iterable[str]) -> tuple[str | None, list[RolloutCall]]:
             calls.append(call)
             if call.call_id:
                 by_id[call.call_id] = call
-        elif get_str(payload, "type") in ("function_call_output", "custom_tool_call_output"):
+        elif payload_kind in ("function_call_output", "custom_tool_call_output"):
             target = by_id.get(_scoped(get_str(payload, "call_id") or "", process))
             output = payload.get("output")
             if target is not None:

@@ -17,7 +17,7 @@ from typing import IO, Any
 from pydantic_core import from_json
 
 from workbench.core.events import CallFinished, CallStarted, Event, LineSkipped
-from workbench.core.models import Call, CallKind, updated_call
+from workbench.core.models import Call, CallKind, new_call, updated_call
 from workbench.core.parsers.overlap import Overlap
 
 EXCERPT_CHARS = 300
@@ -43,8 +43,11 @@ class BadShape(Exception):
 
 def get_str(obj: object, key: str) -> str | None:
     """obj[key] when obj is a dict and the value is a string, else None."""
-    value = obj.get(key) if isinstance(obj, dict) else None
-    return value if isinstance(value, str) else None
+    if isinstance(obj, dict):
+        value = obj.get(key)
+        if isinstance(value, str):
+            return value
+    return None
 
 
 def get_int(obj: object, key: str) -> int | None:
@@ -270,7 +273,7 @@ class CallBook:
         """Register a newly issued call."""
         if self.overlap is not None:
             fields["turn"] = self.overlap.started(len(self.calls), fields.get("turn"), fields.get("read_by"), at)
-        call = Call(index=len(self.calls), call_id=call_id, **fields)
+        call = new_call(index=len(self.calls), call_id=call_id, **fields)
         self.calls.append(call)
         if call_id is not None:
             self.by_id[call_id] = call.index
@@ -332,8 +335,13 @@ class JsonLineParser:
         if len(text) > MAX_LINE:
             return [self.skipped(f"line over {MAX_LINE} characters")]
         try:
-            obj = loads(text)
-        except (ValueError, RecursionError):
+            obj = from_json(text)  # `loads`, inlined: it runs per line
+        except ValueError:
+            try:
+                obj = json.loads(text)
+            except (ValueError, RecursionError):
+                return [self.skipped("not JSON")]
+        except RecursionError:
             return [self.skipped("not JSON")]
         if not isinstance(obj, dict):
             return [self.skipped("not a JSON object")]
