@@ -223,7 +223,7 @@ async def test_one_estimate_the_clis_forecast_and_a_scripted_plan_costs_nothing(
             await pilot.pause()
             cfg = batch_config(ws, screen.form())
             cli = "\n".join(batch_forecast(cfg, load_history([cfg.record, ws.records_dir])).lines())
-            await until(pilot, app, lambda: text(screen, "#forecast") == cli, f"the CLI's forecast {cli!r}")
+            await until(pilot, app, lambda want=cli: text(screen, "#forecast") == want, f"the CLI's forecast {cli!r}")
             assert screen_text(app).count("USD") == 1, screen_text(app)  # one estimate on the screen
             seen.append(cli)
     priced, scripted = seen

@@ -1,5 +1,6 @@
-"""The effort picker: each run form (Canary, Batch, Post-install, Tune) offers exactly the levels the picked host's CLI takes (from
-`core.hostinfo`), the same levels the CLI's door accepts and no other, for every host; a batch's hosts
+"""The effort picker: each run form (Canary, Batch, Post-install, Tune) offers exactly the levels the
+picked host's CLI takes (from `core.hostinfo`), the same levels the CLI's door accepts and no other,
+for every host; a batch's hosts
 (and a tune's) are offered what all of them take; a level the new host does not take goes back to the
 host default; what the Tune screen offers its door takes, and what it never offers `workbench tune` refuses."""
 
@@ -8,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Select
-from test_tune import workspace as tune_workspace
 from test_tui_tune import open_tune
+from test_tune import workspace as tune_workspace
+from textual.widgets import Input, Select
 from tui_support import make_workspace, run_async, shown, wait_for
 
 from workbench.cli import main

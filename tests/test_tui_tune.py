@@ -111,7 +111,7 @@ async def test_tune_screen_snapshots(tmp_path: Path, size: tuple[int, int]) -> N
         text = await settled(pilot, app)
         lines = text.split("\n")
         assert len(lines) == size[1]
-        for essential in ("hosts", "proposer", "effort", "default", "run budget", "typed wordings", "forecast:", "candidates",
-                          "Before tagging", "rules", "ctrl+r", "your login's"):
+        for essential in ("hosts", "proposer", "effort", "default", "run budget", "typed wordings", "forecast:",
+                          "candidates", "Before tagging", "rules", "ctrl+r", "your login's"):
             assert essential in text, f"{essential!r} not on screen at {size}:\n{text}"
         check(f"tune-{size[0]}x{size[1]}", text)

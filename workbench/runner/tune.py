@@ -199,7 +199,8 @@ def parse_proposer(spec: str) -> tuple[str | None, str | None]:
 
 def tune_setup(ws: Workspace, form: TuneForm) -> TunePlan:
     """Every check of a tune before anything runs (one InputError each): the row, its cases, hosts, model,
-    the effort (every host must take it, as every door checks it), the proposer host (installed, logged in), the budget and the held-back size."""
+    the effort (every host must take it, as every door checks it), the proposer host (installed, logged
+    in), the budget and the held-back size."""
     from workbench.authoring.arms import head_rows, open_repo
     from workbench.core.cases import load_cases
     from workbench.hosts import adapter
