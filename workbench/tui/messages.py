@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 from workbench.core.events import Event
-from workbench.core.models import RunRecord
+from workbench.core.models import Case, RunRecord
 
 if TYPE_CHECKING:
     from workbench.core.arms import Arm
@@ -76,6 +76,15 @@ class RunFailed(WorkbenchMessage):
         super().__init__()
         self.run_id = run_id
         self.error = error
+
+
+class CaseRead(WorkbenchMessage):
+    """A worker read the case a run names (a file or an id in the cases folder): RUN_ID may start."""
+
+    def __init__(self, run_id: int, case: Case) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.case = case
 
 
 class CanaryRequested(WorkbenchMessage):
