@@ -16,6 +16,7 @@ from workbench.core.models import Case, RunRecord
 
 if TYPE_CHECKING:
     from workbench.core.arms import Arm
+    from workbench.core.lint import Finding
     from workbench.core.summary import Summary
     from workbench.core.tune import Candidate
     from workbench.runner.batch import BatchResult, Progress, RunOutcome
@@ -76,6 +77,16 @@ class RunFailed(WorkbenchMessage):
         super().__init__()
         self.run_id = run_id
         self.error = error
+
+
+class EditLinted(WorkbenchMessage):
+    """A worker linted TEXT, the editor's wording of ROW_ID (DANGLING links included: it reads the disk)."""
+
+    def __init__(self, row_id: str, text: str, findings: list[Finding] | None) -> None:
+        super().__init__()
+        self.row_id = row_id
+        self.text = text
+        self.findings = findings
 
 
 class CaseRead(WorkbenchMessage):
