@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import DataTable, Static, TextArea
-from tui_support import edit_wording, make_workspace, run_async, until, wait_for
+from tui_support import canary_on, edit_wording, make_workspace, run_async, until, wait_for
 
 from workbench.modelstub import parse_script
 from workbench.tui.app import WorkbenchApp, make_app
@@ -72,13 +72,7 @@ async def test_c_asks_before_running_a_dangling_draft(tmp_path: Path) -> None:
 async def test_an_invalid_run_shows_its_reason_never_a_verdict(tmp_path: Path) -> None:
     app = make_app(make_workspace(tmp_path))
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        await app.action_show("canary")
-        screen = app.screen
-        assert isinstance(screen, CanaryScreen)
-        screen.query_one("#case", expect_type=None).value = "docs-readme-section"  # type: ignore[attr-defined]
-        await pilot.pause()
-        screen.script = parse_script(READ_THEN_SLEEP)
+        screen = await canary_on(pilot, app, "docs-readme-section", READ_THEN_SLEEP)
         await pilot.press("ctrl+r")
         await until(pilot, app, lambda: "READ" in screen_text(app), "READ shown")  # the read scored live, before the cancel
         await pilot.press("x")

@@ -126,3 +126,18 @@ async def edit_wording(pilot: object, app: WorkbenchApp, row_id: str, old: str, 
     editor.load_text(editor.text.replace(old, new))
     await pilot.pause()  # type: ignore[attr-defined]
     await linted(pilot, app)
+
+
+async def canary_on(pilot: object, app: WorkbenchApp, case: str, script: dict[str, Any]) -> Any:
+    """The Canary screen with CASE picked and the scripted model SCRIPT set (`CanaryScreen.script`)."""
+    from workbench.modelstub import parse_script
+    from workbench.tui.screens.canary import CanaryScreen
+
+    await pilot.pause()  # type: ignore[attr-defined]
+    await app.action_show("canary")
+    screen = app.screen
+    assert isinstance(screen, CanaryScreen)
+    screen.query_one("#case", expect_type=None).value = case  # type: ignore[attr-defined]
+    await pilot.pause()  # type: ignore[attr-defined]
+    screen.script = parse_script(script)
+    return screen
