@@ -234,6 +234,8 @@ SLOW: tuple[str, ...] = (
     "tests/test_tui_editor.py::test_no_editor_set_or_no_terminal_to_hand_over_is_said_not_crashed",
     "tests/test_tui_effort.py::test_a_level_the_new_host_does_not_take_goes_back_to_the_default",
     "tests/test_tui_effort.py::test_each_host_is_offered_exactly_what_its_cli_takes",
+    "tests/test_tui_effort.py::test_tune_screen_offers_exactly_what_the_tune_door_takes",
+    "tests/test_tui_batch_form.py::test_one_estimate_the_clis_forecast_and_a_scripted_plan_costs_nothing",
     "tests/test_tui_glyphs.py::test_checked_and_unchecked_boxes_render_different_glyphs",
     "tests/test_tui_postinstall_abort.py::test_batch_abort_keeps_the_finished_records_and_stops_the_run_in_flight",
     "tests/test_tui_records.py::test_filter_then_enter_opens_the_runs_calls",

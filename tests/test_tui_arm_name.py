@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import DataTable, Input, Static, TextArea
-from tui_support import make_workspace, run_async
+from tui_support import linted, make_workspace, run_async
 
 from workbench.tui.app import make_app
 from workbench.tui.screens.rows import ArmNameScreen, RowsScreen
@@ -21,6 +21,7 @@ async def test_an_invalid_arm_name_is_refused_in_the_dialog_without_a_cli_flag(t
         assert isinstance(rows, RowsScreen)
         editor = rows.query_one("#editor", TextArea)
         editor.load_text(editor.text.replace("Before committing", "Before any commit"))
+        await linted(pilot, app)
         await pilot.pause()
         rows.query_one("#rows", DataTable).focus()
         await pilot.press("ctrl+s")

@@ -6,19 +6,13 @@ from pathlib import Path
 
 import git
 from textual.widgets import DataTable, Static, TextArea
-from tui_support import make_workspace, run_async, wait_for
+from tui_support import linted, make_workspace, run_async, select_row, wait_for
 
 from workbench.core.records import load_file
 from workbench.tui.app import make_app
 from workbench.tui.messages import ArmCreated, BatchFinished, BatchRunFinished
 from workbench.tui.screens.batch import BatchScreen
 from workbench.tui.screens.rows import RowsScreen
-
-
-async def select_row(pilot: object, app: object, row_id: str) -> None:
-    table = app.screen.query_one("#rows", DataTable)  # type: ignore[attr-defined]
-    table.move_cursor(row=table.get_row_index(row_id))
-    await pilot.pause()  # type: ignore[attr-defined]
 
 
 @run_async
@@ -34,6 +28,7 @@ async def test_edit_lints_as_you_type_and_save_creates_an_arm(tmp_path: Path) ->
         weak = editor.text.replace("Before editing documentation", "Documentation")
         editor.load_text(weak)
         await pilot.pause()
+        await linted(pilot, app)
         findings = str(app.screen.query_one("#findings", Static).render())
         assert "state-trigger" in findings or "no-before-clause" in findings
         await pilot.press("ctrl+s")

@@ -1,6 +1,7 @@
 """Pilot: the Batch form's numbers are read strictly ("2.5" and "1e2" refused naming the field, never
 25 or 12), the runner's caps are in the form, a large plan asks before it starts, `x` during start-up
-stops the batch before any run, and the results table has one row per host."""
+stops the batch before any run, the results table has one row per host, and the one estimate (the CLI's
+forecast) prices a scripted plan at 0."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, Input, Select, SelectionList, Static
-from tui_support import make_workspace, run_async, shown, wait_for
+from tui_support import make_workspace, run_async, shown, until, wait_for
 
 from workbench.authoring.arms import create_arm
 from workbench.core.records import load_file
@@ -192,3 +193,39 @@ async def test_at_80x24_the_results_show_the_interval_and_the_script_stays_on_on
         assert len(rows) == 2 and all(re.search(r"\d/2\s+\d+% \[\d+–\d+\]", r) for r in rows), "\n".join(lines)
         top = next(i for i, line in enumerate(lines) if "▔ script " in line)
         assert "▼" in lines[top + 1] and lines[top + 2].startswith("▊▁"), "\n".join(lines[top:top + 3])
+
+
+@run_async
+async def test_one_estimate_the_clis_forecast_and_a_scripted_plan_costs_nothing(tmp_path: Path) -> None:
+    """The Batch screen shows one estimate: the runner's forecast, the very lines `workbench batch` prints
+    for the same form (`batch_config` then `batch_forecast`), priced from earlier records; a picked script
+    makes it 0 USD, whatever those records cost (the model server on 127.0.0.1 bills nobody)."""
+    from workbench.core.models import RunRecord, Usage
+    from workbench.core.records import append_record
+    from workbench.runner.doors import batch_config
+    from workbench.runner.preview import batch_forecast, load_history
+    from workbench.tui.screentext import screen_text
+
+    ws = make_workspace(tmp_path)
+    create_arm(ws, "docs", "docs-weak", trigger="Documentation")
+    for run in range(3):  # earlier sim runs of the case, each billed 0.25 USD
+        append_record(ws.records_dir / "earlier.jsonl", RunRecord(
+            condition="unconfined", host="sim", model="sim-policy", arm="baseline", case_id=CASE, target="docs",
+            kind="positive", run=run, moment="edit", required=["workflows/docs.md"], overall="skip",
+            verdict={"docs.md": "skip"}, usage=Usage(input_tokens=100, output_tokens=10, cost_usd=0.25)))  # type: ignore[dict-item]
+    app = make_app(ws)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await batch_form(pilot, app)
+        screen.query_one("#runs", Input).value = "2"
+        seen: list[str] = []
+        for script in ("", str(ws.root / "canaries" / "read-then-edit.json")):
+            screen.query_one("#script", Select).value = script
+            await pilot.pause()
+            cfg = batch_config(ws, screen.form())
+            cli = "\n".join(batch_forecast(cfg, load_history([cfg.record, ws.records_dir])).lines())
+            await until(pilot, app, lambda want=cli: text(screen, "#forecast") == want, f"the CLI's forecast {cli!r}")
+            assert screen_text(app).count("USD") == 1, screen_text(app)  # one estimate on the screen
+            seen.append(cli)
+    priced, scripted = seen
+    assert priced.startswith("forecast: 4 run(s)") and " 1.00 USD" in priced, priced
+    assert " 0.00 USD" in scripted, scripted

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, Static
-from tui_support import host_groups, make_workspace, run_async, shown, wait_for
+from tui_support import canary_on, host_groups, make_workspace, run_async, shown, wait_for
 
 from workbench.core.records import load_file
 from workbench.modelstub import parse_script
@@ -90,13 +90,7 @@ async def test_cancel_kills_the_host_process_group_and_records_the_run_as_invali
     ws = make_workspace(tmp_path)
     app = make_app(ws)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        await app.action_show("canary")
-        screen = app.screen
-        assert isinstance(screen, CanaryScreen)
-        screen.query_one("#case", expect_type=None).value = "docs-readme-section"  # type: ignore[attr-defined]
-        await pilot.pause()
-        screen.script = parse_script(SLEEP)
+        screen = await canary_on(pilot, app, "docs-readme-section", SLEEP)
         await pilot.press("ctrl+r")
         await wait_for(pilot, app, "HostEventsSeen")
         job = screen.job
@@ -148,13 +142,7 @@ async def test_cancel_during_start_up_ends_the_run_within_a_second(tmp_path: Pat
     ws = make_workspace(tmp_path)
     app = make_app(ws)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        await app.action_show("canary")
-        screen = app.screen
-        assert isinstance(screen, CanaryScreen)
-        screen.query_one("#case", expect_type=None).value = "docs-readme-section"  # type: ignore[attr-defined]
-        await pilot.pause()
-        screen.script = parse_script(SLEEP)
+        screen = await canary_on(pilot, app, "docs-readme-section", SLEEP)
         screen.set_focus(None)
         await pilot.press("ctrl+r")
         pressed = time.monotonic()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import DataTable, TextArea
-from tui_support import make_workspace, run_async
+from tui_support import linted, make_workspace, run_async
 
 from workbench.tui.app import make_app
 from workbench.tui.screens.diff import DiffScreen
@@ -26,6 +26,7 @@ async def test_d_shows_the_draft_word_diff_with_markers_not_colour_only(tmp_path
         await pilot.pause()
         editor = rows.query_one("#editor", TextArea)
         editor.load_text(editor.text.replace("Before editing documentation", "Before writing documentation"))
+        await linted(pilot, app)
         await pilot.pause()
         table.focus()
         await pilot.press("d")
@@ -37,6 +38,7 @@ async def test_d_shows_the_draft_word_diff_with_markers_not_colour_only(tmp_path
         await pilot.pause()
         assert app.screen is rows
         editor.load_text(editor.text.replace("writing", "editing"))  # back to the file's wording
+        await linted(pilot, app)
         await pilot.pause()
         table.focus()
         await pilot.press("d")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import DataTable, Input, Select, Static, TextArea
-from tui_support import make_workspace, run_async, wait_for
+from tui_support import edit_wording, make_workspace, run_async, select_row, wait_for
 
 from workbench.core.records import load_file
 from workbench.modelstub import parse_script
@@ -24,19 +24,6 @@ NEW = "Before writing any documentation change"
 SHOW_SKILL = {"steps": [{"calls": [{"shell": "grep -o 'Before [a-z ]*documentation[a-z ]*' {plugin}/skills/ops/SKILL.md"}]}]}
 
 
-async def select_row(pilot: object, app: object, row_id: str) -> None:
-    table = app.screen.query_one("#rows", DataTable)  # type: ignore[attr-defined]
-    table.move_cursor(row=table.get_row_index(row_id))
-    await pilot.pause()  # type: ignore[attr-defined]
-
-
-async def edit(pilot: object, app: object, row_id: str, old: str, new: str) -> None:
-    await select_row(pilot, app, row_id)
-    editor = app.screen.query_one("#editor", TextArea)  # type: ignore[attr-defined]
-    editor.load_text(editor.text.replace(old, new))
-    await pilot.pause()  # type: ignore[attr-defined]
-
-
 @run_async
 async def test_c_runs_the_unsaved_draft_in_the_runs_copy_only(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path)
@@ -45,7 +32,7 @@ async def test_c_runs_the_unsaved_draft_in_the_runs_copy_only(tmp_path: Path) ->
     app = make_app(ws)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        await edit(pilot, app, "ops/docs", OLD, NEW)
+        await edit_wording(pilot, app, "ops/docs", OLD, NEW)
         rows = app.screen
         assert isinstance(rows, RowsScreen) and rows.unsaved() == ["ops/docs"]
         await select_row(pilot, app, "ops/commit")  # moving away keeps the draft ...
@@ -71,7 +58,7 @@ async def test_q_asks_before_throwing_drafts_away(tmp_path: Path) -> None:
     app = make_app(make_workspace(tmp_path))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        await edit(pilot, app, "ops/docs", OLD, NEW)
+        await edit_wording(pilot, app, "ops/docs", OLD, NEW)
         app.screen.query_one("#rows", DataTable).focus()
         await pilot.press("q")
         await pilot.pause()
@@ -91,7 +78,7 @@ async def test_saving_warns_about_a_dangling_link_and_refuses_a_taken_name(tmp_p
     app = make_app(ws)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        await edit(pilot, app, "ops/docs", "workflows/docs.md", "workflows/no-such.md")
+        await edit_wording(pilot, app, "ops/docs", "workflows/docs.md", "workflows/no-such.md")
         assert "DANGLING" in str(app.screen.query_one("#findings", Static).render())
         await pilot.press("ctrl+s")
         await pilot.pause()

@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import DataTable, Static, TextArea
-from tui_support import make_workspace, run_async, until, wait_for
+from tui_support import canary_on, edit_wording, make_workspace, run_async, until, wait_for
 
 from workbench.modelstub import parse_script
-from workbench.tui.app import make_app
+from workbench.tui.app import WorkbenchApp, make_app
 from workbench.tui.messages import RunScored
 from workbench.tui.screens.canary import CanaryScreen
 from workbench.tui.screens.confirm import ConfirmScreen
@@ -21,16 +21,12 @@ READ_THEN_SLEEP = {"steps": [{"calls": [{"read": "{plugin}/skills/ops/workflows/
                              {"calls": [{"shell": "sleep 120"}]}, {"say": "Done."}]}
 
 
-async def edit_row(pilot: object, app: object, old: str, new: str) -> RowsScreen:
-    screen = app.screen  # type: ignore[attr-defined]
+async def edit_row(pilot: object, app: WorkbenchApp, old: str, new: str) -> RowsScreen:
+    """ops/docs's wording with OLD replaced by NEW, linted; the table has the keys again."""
+    await edit_wording(pilot, app, "ops/docs", old, new)
+    screen = app.screen
     assert isinstance(screen, RowsScreen)
-    table = screen.query_one("#rows", DataTable)
-    table.move_cursor(row=table.get_row_index("ops/docs"))
-    await pilot.pause()  # type: ignore[attr-defined]
-    editor = screen.query_one("#editor", TextArea)
-    editor.load_text(editor.text.replace(old, new))
-    await pilot.pause()  # type: ignore[attr-defined]
-    table.focus()
+    screen.query_one("#rows", DataTable).focus()
     await pilot.pause()  # type: ignore[attr-defined]
     return screen
 
@@ -76,13 +72,7 @@ async def test_c_asks_before_running_a_dangling_draft(tmp_path: Path) -> None:
 async def test_an_invalid_run_shows_its_reason_never_a_verdict(tmp_path: Path) -> None:
     app = make_app(make_workspace(tmp_path))
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        await app.action_show("canary")
-        screen = app.screen
-        assert isinstance(screen, CanaryScreen)
-        screen.query_one("#case", expect_type=None).value = "docs-readme-section"  # type: ignore[attr-defined]
-        await pilot.pause()
-        screen.script = parse_script(READ_THEN_SLEEP)
+        screen = await canary_on(pilot, app, "docs-readme-section", READ_THEN_SLEEP)
         await pilot.press("ctrl+r")
         await until(pilot, app, lambda: "READ" in screen_text(app), "READ shown")  # the read scored live, before the cancel
         await pilot.press("x")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, Input, Select, Static, TextArea
-from tui_support import make_workspace, run_async, shown, wait_for
+from tui_support import linted, make_workspace, run_async, shown, wait_for
 
 from workbench.core.cases import find_case
 from workbench.runner.batch import EarlyStop
@@ -49,6 +49,7 @@ async def test_canary_of_the_draft_on_claude_with_a_picked_script(tmp_path: Path
         await pilot.pause()
         editor = app.screen.query_one("#editor", TextArea)
         editor.load_text(editor.text.replace("Before editing documentation", NEW))
+        await linted(pilot, app)
         await pilot.pause()
         await app.action_show("canary")
         canary = app.screen

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_tui_snapshots import SIZES, check, settled
 from textual.widgets import DataTable, Input, Select, TextArea
-from tui_support import make_workspace, run_async, shown, until, wait_for
+from tui_support import linted, make_workspace, run_async, shown, until, wait_for
 
 from workbench.authoring.arms import create_arm
 from workbench.tui.app import make_app
@@ -62,6 +62,7 @@ async def test_diffs_and_the_confirm_dialog(tmp_path: Path, size: tuple[int, int
         await pilot.press("escape")
         editor = app.screen.query_one("#editor", TextArea)
         editor.load_text(editor.text.replace("Before editing documentation", "Before writing documentation"))
+        await linted(pilot, app)
         await pilot.pause()
         table.focus()
         await pilot.press("d")

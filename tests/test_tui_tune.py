@@ -1,6 +1,7 @@
 """The Tune screen through a Pilot: the weak release row on sim, reached from Rows with `t`, shows the
-forecast and the candidates before launch, runs, and decides exactly what `workbench tune --json` decides
-for the same workspace (the CLI then resumes from the screen's records and runs nothing new). Snapshots
+forecast and the candidates before launch, runs at the effort picked, and decides exactly what
+`workbench tune --effort high --json` decides for the same workspace (the CLI then resumes from the
+screen's records and runs nothing new: the doors agree on every run's key, its effort included). Snapshots
 of the screen before launch at 80x24, 120x40 and 200x50."""
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from pathlib import Path
 import pytest
 from test_tui_snapshots import SIZES, check, settled
 from test_tune import tune_cli, workspace
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, Select
 from tui_support import run_async, wait_for
 
+from workbench.core.records import load_file
 from workbench.core.workspace import read_workspace
 from workbench.tui.app import WorkbenchApp, make_app
 from workbench.tui.screens.rows import RowsScreen
@@ -47,6 +49,8 @@ async def test_tune_screen_decides_what_the_cli_decides(tmp_path: Path, capsys: 
         before = screen_text(app)
         assert "forecast:" in before and "Before tagging or shipping a release" in before
         assert not (ws / "records").exists()  # the preview ran nothing
+        screen.query_one("#tn-effort", Select).value = "high"  # the picker, as on Canary and Batch
+        await wait_for(pilot, app, "TuneForecast", count=2)
         await pilot.press("ctrl+r")
         await wait_for(pilot, app, "TuneFinished", cap=900)
         assert app.kinds().count("TuneProgressed") > 10  # the table and the bar moved as batches ran
@@ -63,10 +67,12 @@ async def test_tune_screen_decides_what_the_cli_decides(tmp_path: Path, capsys: 
         shown = {str(r[3]): [str(x) for x in r] for r in (table.get_row_at(i) for i in range(table.row_count))}
         assert shown[winner["arm"]][4] == "decided better" and shown[winner["arm"]][5].startswith("negatives: ")
     # the CLI on the same workspace: nothing new to run, the same decision
-    code, out, err = tune_cli(ws, capsys, monkeypatch, "release", "--json")
+    recorded = load_file(ws / "records" / "tune-ops-release.jsonl").records
+    assert recorded and {r.effort for r in recorded} == {"high"}  # every run the tune made, as picked
+    code, out, err = tune_cli(ws, capsys, monkeypatch, "release", "--effort", "high", "--json")
     cli = json.loads(out)
     assert code == 0, err
-    assert cli["runs"] == 0  # the screen prepared exactly the CLI's runs: all of them were recorded
+    assert cli["runs"] == 0  # the screen prepared exactly the CLI's runs, effort included: all were recorded
     assert cli["winner"] == decision["winner"]
     assert cli["holdout"] == decision["holdout"] and cli["negatives"] == decision["negatives"]
     assert cli["gap_points"] == decision["gap_points"] and cli["split"] == decision["split"]
@@ -85,7 +91,7 @@ async def test_bad_form_is_one_line_naming_the_field(tmp_path: Path) -> None:
         await wait_for(pilot, app, "TuneForecast", count=3)
         await pilot.press("ctrl+r")
         await wait_for(pilot, app, "TuneFinished")
-        assert "not started: --proposer: proposer 'nohost'" in screen_text(app)
+        assert "not started: proposer: proposer 'nohost'" in screen_text(app)  # the field, not the CLI flag
         assert screen.decision is None
     assert not (ws / "records").exists() and not (ws / ".workbench").exists()
 
@@ -105,7 +111,7 @@ async def test_tune_screen_snapshots(tmp_path: Path, size: tuple[int, int]) -> N
         text = await settled(pilot, app)
         lines = text.split("\n")
         assert len(lines) == size[1]
-        for essential in ("hosts", "proposer", "budget runs", "typed wordings", "forecast:", "candidates",
-                          "Before tagging", "rules", "ctrl+r", "your login's"):
+        for essential in ("hosts", "proposer", "effort", "default", "run budget", "typed wordings", "forecast:",
+                          "candidates", "Before tagging", "rules", "ctrl+r", "your login's"):
             assert essential in text, f"{essential!r} not on screen at {size}:\n{text}"
         check(f"tune-{size[0]}x{size[1]}", text)

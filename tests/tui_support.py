@@ -12,6 +12,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import git
 from textual.screen import Screen
+from textual.widgets import DataTable, TextArea
 
 from workbench.core.workspace import Workspace, read_workspace
 from workbench.tui.app import WorkbenchApp
@@ -103,3 +104,40 @@ def host_groups(folder: Path) -> list[int]:
         if ppid == os.getpid() and pgid == int(entry.name) and (cwd == root or cwd.startswith(root + os.sep)):
             found.append(pgid)
     return found
+
+
+async def select_row(pilot: object, app: WorkbenchApp, row_id: str) -> None:
+    """Move the Rows table's cursor to ROW_ID, as the arrow keys would."""
+    table = app.screen.query_one("#rows", DataTable)
+    table.move_cursor(row=table.get_row_index(row_id))
+    await pilot.pause()  # type: ignore[attr-defined]
+
+
+async def linted(pilot: object, app: WorkbenchApp) -> None:
+    """Wait until the Rows editor's last wording has been linted (a worker reads the row's file and its links)."""
+    rows: Any = app.built["rows"]
+    await until(pilot, app, lambda: all(rows.linted.get(k) == v for k, v in rows.wanted.items()), "the wording linted")
+
+
+async def edit_wording(pilot: object, app: WorkbenchApp, row_id: str, old: str, new: str) -> None:
+    """On Rows: select ROW_ID, replace OLD with NEW in its editor, and wait for that wording's lint."""
+    await select_row(pilot, app, row_id)
+    editor = app.screen.query_one("#editor", TextArea)
+    editor.load_text(editor.text.replace(old, new))
+    await pilot.pause()  # type: ignore[attr-defined]
+    await linted(pilot, app)
+
+
+async def canary_on(pilot: object, app: WorkbenchApp, case: str, script: dict[str, Any]) -> Any:
+    """The Canary screen with CASE picked and the scripted model SCRIPT set (`CanaryScreen.script`)."""
+    from workbench.modelstub import parse_script
+    from workbench.tui.screens.canary import CanaryScreen
+
+    await pilot.pause()  # type: ignore[attr-defined]
+    await app.action_show("canary")
+    screen = app.screen
+    assert isinstance(screen, CanaryScreen)
+    screen.query_one("#case", expect_type=None).value = case  # type: ignore[attr-defined]
+    await pilot.pause()  # type: ignore[attr-defined]
+    screen.script = parse_script(script)
+    return screen

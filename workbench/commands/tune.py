@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from workbench.core.forecast import Forecast
+from workbench.core.hostinfo import EFFORT_HELP
 from workbench.exitcodes import ExitCode
 
 
@@ -34,6 +35,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--negative-runs", type=int, default=2, metavar="N", help="negatives: runs per case and arm (2)")
     p.add_argument("--alpha", type=float, default=0.05, metavar="A", help="error level (0.05)")
     p.add_argument("--model", help="the model of the measured runs (real hosts: your login)")
+    p.add_argument("--effort", help=EFFORT_HELP + "; every measured run, on every host")
     p.add_argument("--script", metavar="FILE", help="a scripted model for the measured runs (tests, self-checks)")
     p.add_argument("--proposer-script", metavar="FILE", help="a scripted proposer model (tests)")
     p.add_argument("--record", metavar="FILE", help="records file (default: records/tune-<row>.jsonl)")
@@ -52,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     form = TuneForm(row=args.row, hosts=hosts, proposer=args.proposer, wordings=tuple(args.wording),
                     budget_runs=args.budget_runs, max_runs=args.max_runs, holdout_runs=args.holdout_runs,
                     negative_runs=args.negative_runs, alpha=args.alpha, model=args.model,
+                    effort=args.effort,
                     script=Path(args.script) if args.script else None,
                     proposer_script=Path(args.proposer_script) if args.proposer_script else None,
                     record=Path(args.record) if args.record else None, jobs=args.jobs, unconfined=args.unconfined)

@@ -46,6 +46,8 @@ class TuneForm:
     negative_runs: int = 2
     alpha: float = 0.05
     model: str | None = None
+    effort: str | None = None
+    """The reasoning effort of every measured run (None: each host's own default)."""
     script: Path | None = None
     proposer_script: Path | None = None
     record: Path | None = None
@@ -197,7 +199,8 @@ def parse_proposer(spec: str) -> tuple[str | None, str | None]:
 
 def tune_setup(ws: Workspace, form: TuneForm) -> TunePlan:
     """Every check of a tune before anything runs (one InputError each): the row, its cases, hosts, model,
-    the proposer host (installed, logged in), the budget and the held-back size."""
+    the effort (every host must take it, as every door checks it), the proposer host (installed, logged
+    in), the budget and the held-back size."""
     from workbench.authoring.arms import head_rows, open_repo
     from workbench.core.cases import load_cases
     from workbench.hosts import adapter
@@ -223,7 +226,7 @@ def tune_setup(ws: Workspace, form: TuneForm) -> TunePlan:
     for h in hosts:
         if h not in NAMES:
             raise InputError(f"unknown host {h!r}; known: {', '.join(NAMES)}", field="--hosts")
-        check_effort(h, None)
+        check_effort(h, form.effort)
         if h not in form.binaries and adapter(h).default_binary() is None:
             require_binary(h)
     if form.script is None and form.model is None and any(h != "sim" for h in hosts):
@@ -423,7 +426,7 @@ def run_tune(plan: TunePlan, on_event: Callable[[TuneEvent], None] | None = None
 
     def cfg(cases: list[Case], arm: Arm, runs: int, stop: StopRule) -> BatchConfig:
         return BatchConfig(cases=cases, hosts=hosts, arms=[base, arm], runs=runs, record=record, jobs=form.jobs,
-                           model=form.model, resume=True, confinement=confinement, guard=guard,
+                           model=form.model, effort=form.effort, resume=True, confinement=confinement, guard=guard,
                            fixture=ws.base_fixture if ws.base_fixture.is_dir() else None,
                            script=_script(form.script), real_home=home, stop=stop, door="tune",
                            binaries=dict(form.binaries), workdir=form.workdir)
@@ -472,7 +475,9 @@ def run_tune(plan: TunePlan, on_event: Callable[[TuneEvent], None] | None = None
             budget_stop = f"--budget-runs {limit} reached"
 
     def records() -> list[RunRecord]:
-        return load_file(record).records if record.is_file() else []
+        """The records this tune decides on: its effort's only (a file may hold a tune at another effort)."""
+        kept = load_file(record).records if record.is_file() else []
+        return [r for r in kept if (r.effort or None) == form.effort]
 
     verdicts: list[tune.Verdict] = []
     for c, arm in arms:

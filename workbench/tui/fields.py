@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 FIELDS = {"--model": "model", "--script": "script", "--hosts": "hosts", "--host": "host", "--arms": "arm",
           "--arm": "arm", "--runs": "runs", "--jobs": "jobs", "--unconfined": "confined", "--effort": "effort",
-          "--name": "arm name", "--text": "wording", "--case": "case", "--cases": "cases"}
+          "--name": "arm name", "--text": "wording", "--case": "case", "--cases": "cases",
+          "--proposer": "proposer", "--budget-runs": "run budget"}
 
 _FLAG = re.compile(r"--(?:model|script|hosts|host|arms|arm|runs|jobs|unconfined|effort|name|text|cases|case)\b")
 

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 from workbench.core.events import Event
-from workbench.core.models import RunRecord
+from workbench.core.models import Case, RunRecord
 
 if TYPE_CHECKING:
     from workbench.core.arms import Arm
+    from workbench.core.lint import Finding
     from workbench.core.summary import Summary
     from workbench.core.tune import Candidate
     from workbench.runner.batch import BatchResult, Progress, RunOutcome
@@ -76,6 +77,25 @@ class RunFailed(WorkbenchMessage):
         super().__init__()
         self.run_id = run_id
         self.error = error
+
+
+class EditLinted(WorkbenchMessage):
+    """A worker linted TEXT, the editor's wording of ROW_ID (DANGLING links included: it reads the disk)."""
+
+    def __init__(self, row_id: str, text: str, findings: list[Finding] | None) -> None:
+        super().__init__()
+        self.row_id = row_id
+        self.text = text
+        self.findings = findings
+
+
+class CaseRead(WorkbenchMessage):
+    """A worker read the case a run names (a file or an id in the cases folder): RUN_ID may start."""
+
+    def __init__(self, run_id: int, case: Case) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.case = case
 
 
 class CanaryRequested(WorkbenchMessage):

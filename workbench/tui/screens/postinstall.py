@@ -22,7 +22,7 @@ from workbench.runner.doors import PostinstallForm
 from workbench.tui.data import WorkspaceView
 from workbench.tui.jobs import PostinstallJob
 from workbench.tui.keys import focus_after
-from workbench.tui.messages import RunFailed, RunScored
+from workbench.tui.messages import CaseRead, RunFailed, RunScored
 from workbench.tui.screens.live import LiveRunScreen
 from workbench.tui.widgets.callpane import CallPane
 from workbench.tui.widgets.runform import (
@@ -95,25 +95,37 @@ class PostinstallScreen(LiveRunScreen):
         self.query_one(CallPane).on_flush = self.show_verdict
 
     def action_run(self) -> None:
-        from workbench.core.cases import find_case
-
-        ws = self.view.ws
+        """Start a check: the case is read in a worker (a file or an id: disk I/O), then `case_read` runs it."""
         if self.running:
             self.notify("a check is running", severity="warning")
             return
-        try:
-            case = find_case(self.query_one("#pi-case", Input).value.strip(), ws.cases_dir)
-        except (InputError, OSError) as exc:
-            self.failed(RunFailed(self.run_id, f"case: {exc}"))
-            return
         self.run_id += 1
         self._verdict = ""
-        self.job = PostinstallJob(self.run_id, ws, self.form(case))
-        self.query_one(CallPane).reset(RunState(kind=case.kind, required=list(case.required), moment=case.moment))
         self.query_one("#verdict", Static).update("")
+        self.query_one("#canary-status", Static).update("reading the case …")
+        self.begin()
+        self.read_case_job(self.run_id, self.query_one("#pi-case", Input).value.strip())
+
+    @work(thread=True, exclusive=True, group="postinstall-case", exit_on_error=False)
+    def read_case_job(self, run_id: int, ref: str) -> None:
+        from workbench.core.cases import find_case
+
+        try:
+            case = find_case(ref, self.view.ws.cases_dir)
+        except (InputError, OSError) as exc:
+            self.post_message(RunFailed(run_id, f"case: {exc}"))
+            return
+        self.post_message(CaseRead(run_id, case))
+
+    @on(CaseRead)
+    def case_read(self, message: CaseRead) -> None:
+        if message.run_id != self.run_id or not self.running:
+            return
+        case = message.case
+        self.job = PostinstallJob(self.run_id, self.view.ws, self.form(case))
+        self.query_one(CallPane).reset(RunState(kind=case.kind, required=list(case.required), moment=case.moment))
         self.query_one("#canary-status", Static).update(f"running [b]{escape(case.id)}[/b] on the live install of "
                                                         f"{escape(self.job.form.host)} …")
-        self.begin()
         self.run_check(self.job)
 
     def form(self, case: Case) -> PostinstallForm:

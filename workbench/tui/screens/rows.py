@@ -9,6 +9,7 @@ that row's change on `workbench/arm/NAME` through the core's `create_arm`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from rich.markup import escape
@@ -34,6 +35,7 @@ from workbench.tui.messages import (
     ArmRowRead,
     ArmsRead,
     CanaryRequested,
+    EditLinted,
     PromoteRequested,
     TuneRequested,
     WorkspaceRead,
@@ -122,7 +124,12 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         self.saved: dict[str, str] = {}
         """Row id -> the arm its current draft was saved as (a saved draft is no longer unsaved)."""
         self.findings: dict[str, list[Finding] | None] = {}
-        """Row id -> lint findings of its draft (dangling links included), from the last keystroke."""
+        """Row id -> lint findings of its draft (dangling links included), as a worker read them."""
+        self.wanted: dict[str, str] = {}
+        """Row id -> the editor text last sent to the lint worker; `linted` the text `findings` are of."""
+        self.linted: dict[str, str] = {}
+        self.after_lint: tuple[str, Callable[[], object]] | None = None
+        """A key (`c`, `ctrl+s`) pressed before its wording's lint arrived: run once it has."""
         self.searched_for = ""
         """The search the table shows the rows of."""
         self.showing: str | None = None
@@ -284,11 +291,43 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         elif wording == row.text:
             self.drafts.pop(row.id, None)
             self.saved.pop(row.id, None)
-        findings = lint_edit(self.view, row, text)
-        self.findings[row.id] = findings
-        self.query_one("#findings", Static).update(describe(findings))
+        self.wanted[row.id] = text
+        self.run_worker(lambda: self.lint_job(row, text), thread=True, exclusive=True, group=f"lint:{row.id}",
+                        exit_on_error=False)  # per row: a newer keystroke of the row replaces it, no other row's
         self.remark(row.id)
         self.show_state(row)
+
+    def lint_job(self, row: Row, text: str) -> None:
+        """The editor's wording linted in a worker thread (the row's file and its links are on disk); it
+        always answers, so a key waiting for it (`lint_pending`) never waits forever."""
+        try:
+            findings = lint_edit(self.view, row, text)
+        except (OSError, InputError) as exc:
+            findings = [Finding("unreadable", "error", str(exc), row.file, row.line, row.id)]
+        self.post_message(EditLinted(row.id, text, findings))
+
+    @on(EditLinted)
+    def edit_linted(self, message: EditLinted) -> None:
+        if self.wanted.get(message.row_id) != message.text:
+            return  # an older keystroke's lint
+        self.findings[message.row_id] = message.findings
+        self.linted[message.row_id] = message.text
+        row = self.selected
+        if row is not None and row.id == message.row_id:
+            self.query_one("#findings", Static).update(describe(message.findings))
+        if self.after_lint is not None and self.after_lint[0] == message.row_id:
+            _, action = self.after_lint
+            self.after_lint = None
+            if row is not None and row.id == message.row_id:  # still on that row: the key acts now
+                action()
+
+    def lint_pending(self, row: Row, action: Callable[[], object]) -> bool:
+        """True when ROW's wording has not been linted yet: ACTION runs once it is (its DANGLING check
+        must see the wording as it is now)."""
+        if row.id in self.wanted and self.linted.get(row.id) != self.wanted[row.id]:
+            self.after_lint = (row.id, action)
+            return True
+        return False
 
     def action_revert(self) -> None:
         """Drop the selected row's draft, once confirmed: the editor shows the row's text again."""
@@ -353,6 +392,8 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
     def action_canary(self) -> None:
         row = self.selected
         if row is not None:
+            if self.lint_pending(row, self.action_canary):
+                return
             draft = self.drafts.get(row.id)
             text = draft.strip("\n") if draft is not None else None
 
@@ -383,7 +424,7 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
 
     def action_save(self, promote: bool = False) -> None:
         row = self.selected
-        if row is None:
+        if row is None or self.lint_pending(row, lambda: self.action_save(promote)):
             return
         text = self.query_one("#editor", TextArea).text.strip("\n")
         if text == row.text:

@@ -1,6 +1,7 @@
 """Tune: the selected row's candidates (rules, a proposer host, typed wordings), measured as arms.
 
-Reached from Rows with `t`. The form fills the tune door's `runner.tune.TuneForm`; a worker runs
+Reached from Rows with `t`. The form (hosts, model, effort — the levels every listed host takes —, proposer,
+run budget, typed wordings) fills the tune door's `runner.tune.TuneForm`; a worker runs
 `tune_setup` and `preview` (the forecast and the candidates before launch) or `run_tune`, and only
 posts messages; handlers render what the runner computed (tallies, verdicts, `result_json` — the
 CLI's `--json`). `ctrl+r` starts, `x` cancels (no new runs; records stay).
@@ -17,14 +18,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Static, TextArea
+from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Select, Static, TextArea
 
 from workbench.core.errors import InputError
 from workbench.runner.tune import TuneForm
 from workbench.tui.data import WorkspaceView
+from workbench.tui.fields import in_fields
 from workbench.tui.keys import ActsNow
 from workbench.tui.messages import ArmsRead, TuneFinished, TuneForecast, TuneProgressed, WorkerFailed
-from workbench.tui.widgets.runform import labelled
+from workbench.tui.widgets.runform import chosen_effort, effort_select, labelled, model_input, offer_efforts
 from workbench.tui.widgets.table import Table
 from workbench.tui.workers import ForwardsWorkerErrors
 
@@ -79,9 +81,10 @@ class TuneScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         yield Header()
         with Horizontal(classes="form"):
             yield labelled(Input(placeholder="hosts (a,b)", id="tn-hosts"), "hosts")
-            yield labelled(Input(placeholder="your login's", id="tn-model"), "model")
+            yield model_input("tn-model", self.view.ws.config.defaults.models)
+            yield effort_select("tn-effort", list(self.view.ws.config.defaults.hosts))
             yield labelled(Input("rules", placeholder="rules or HOST[:MODEL]", id="tn-proposer"), "proposer")
-            yield labelled(Input(placeholder="none", id="tn-budget", type="integer"), "budget runs")
+            yield labelled(Input(placeholder="none", id="tn-budget", type="integer"), "run budget")
         yield labelled(TextArea("", id="tn-wordings"), "typed wordings, one per line")
         with Vertical(id="tn-info"):
             yield Static("pick a row on Rows and press t", id="tn-status")
@@ -120,11 +123,19 @@ class TuneScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         self.query_one("#tn-decision", Static).update("")
         self.preview()
 
+    def hosts(self) -> tuple[str, ...]:
+        return tuple(h.strip() for h in self.query_one("#tn-hosts", Input).value.split(",") if h.strip())
+
+    @on(Input.Changed, "#tn-hosts")
+    def hosts_typed(self) -> None:
+        """The effort field offers the levels every listed host's CLI takes (what `--effort` accepts)."""
+        offer_efforts(self.query_one("#tn-effort", Select), list(self.hosts()))
+
     def form(self) -> TuneForm:
         """The tune door's form from the fields; InputError names the bad field."""
         if self.row_id is None:
             raise InputError("pick a row on Rows and press t", field="row")
-        hosts = tuple(h.strip() for h in self.query_one("#tn-hosts", Input).value.split(",") if h.strip())
+        hosts = self.hosts()
         if not hosts:
             raise InputError("name at least one host", field="hosts")
         raw = self.query_one("#tn-budget", Input).value.strip()
@@ -133,20 +144,22 @@ class TuneScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         wordings = tuple(w.strip() for w in self.query_one("#tn-wordings", TextArea).text.split("\n") if w.strip())
         return TuneForm(row=self.row_id, hosts=hosts, proposer=self.query_one("#tn-proposer", Input).value.strip()
                         or "rules", wordings=wordings, budget_runs=int(raw) if raw else None,
-                        model=self.query_one("#tn-model", Input).value.strip() or None)
+                        model=self.query_one("#tn-model", Input).value.strip() or None,
+                        effort=chosen_effort(self.query_one("#tn-effort", Select)))
 
     def status(self, text: str) -> None:
         self.query_one("#tn-status", Static).update(text)
 
     @on(Input.Changed)
     @on(TextArea.Changed)
+    @on(Select.Changed, "#tn-effort")
     def preview(self) -> None:
         if self.busy or self.row_id is None:
             return
         try:
             form = self.form()
         except InputError as exc:
-            self.status(f"[red]{escape(str(exc))}[/red]")
+            self.status(f"[red]{escape(in_fields(exc))}[/red]")
             return
         self.status(f"tune [b]{escape(self.row_id)}[/b]: reading its cases and candidates …")
         self.preview_job(form)
@@ -160,7 +173,7 @@ class TuneScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             plan = tune_setup(self.view.ws, form)
             candidates, outlook = preview(plan)
         except InputError as exc:
-            self.post_message(TuneForecast([], error=str(exc)))
+            self.post_message(TuneForecast([], error=in_fields(exc)))
             return
         split = (f"selection {', '.join(c.id for c in plan.selection)} · held back "
                  f"{', '.join(c.id for c in plan.holdout)} · {len(plan.negatives)} negative(s) on "
@@ -197,7 +210,7 @@ class TuneScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         try:
             form = self.form()
         except InputError as exc:
-            self.status(f"[red]not started: {escape(str(exc))}[/red]")
+            self.status(f"[red]not started: {escape(in_fields(exc))}[/red]")
             return
         self.cancel_event = threading.Event()
         self.live, self.verdicts, self.decision = {}, {}, None
@@ -219,7 +232,7 @@ class TuneScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         try:
             plan = tune_setup(self.view.ws, form)
         except InputError as exc:
-            self.post_message(TuneFinished(None, error=str(exc)))
+            self.post_message(TuneFinished(None, error=in_fields(exc)))
             return
         def event(e: TuneEvent) -> None:
             self.post_message(TuneProgressed(e))
