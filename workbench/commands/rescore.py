@@ -12,11 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from workbench.core import records
 from workbench.core.errors import InputError
-from workbench.core.rescore import changes, judge, rescore
+from workbench.core.models import RunRecord
+from workbench.core.rescore import Judged, changes, judge, parse_view, rescore
 from workbench.core.scoring import SCORER_RULES
 from workbench.exitcodes import ExitCode
 
@@ -36,7 +38,11 @@ def run(args: argparse.Namespace) -> int:
     total = unknown = changed = 0
     listed: list[dict[str, Any]] = []
     try:
-        for record, file, line in records.stream_records(args.files, on_problem=warn):
+        # Listing changes needs only what `judge` reads; writing stores whole records.
+        items: Iterator[tuple[Judged, str, int]] = (
+            records.stream_records(args.files, on_problem=warn) if out is not None
+            else records.stream(args.files, parse_view, on_problem=warn))
+        for record, file, line in items:
             try:
                 result = judge(record)
             except InputError as err:
@@ -50,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
                 else:
                     print(change.text())
             if out is not None:
+                assert isinstance(record, RunRecord)
                 out.write(rescore(record, result))
         if out is not None:
             out.close()
