@@ -3,6 +3,8 @@
 Lists each per-file verdict that changed (old -> new) as it is found, then the count; exit 0 whatever
 changed. Records are streamed (one in memory at a time). Inputs are never modified; `--write OUT` writes
 the rescored records to a new file, removed again if the run stops on bad input.
+Listing changes reads only the fields the scorer reads (`JudgeView`); `--write` reads and checks whole
+records.
 
 The rules for records without a moment spec (imported ones) are in `workbench.core.rescore`.
 """
