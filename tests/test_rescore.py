@@ -157,3 +157,24 @@ def test_the_bundled_demo_records_are_current_and_rescore_gives_their_tables_bac
         return text, capsys.readouterr().out
 
     assert tables(out) == tables(demo)
+
+
+def test_listing_reads_a_view_that_judges_as_the_whole_record(produced: dict[str, RunRecord], tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Listing changes judges the same lines as `--write` (the view carries what the scorer reads); a
+    field the scorer never reads is checked only where the whole record is stored."""
+    path = tmp_path / "r.jsonl"
+    records.append_record(path, older_rules(produced["fired"], "skip"))
+    published = DATA / "182-routing-sweep" / "records.jsonl"
+    assert main(["rescore", str(path), str(published), "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert main(["rescore", str(path), str(published), "--json", "--write", str(tmp_path / "new.jsonl")]) == 0
+    assert json.loads(capsys.readouterr().out) == listed and listed["changed"] >= 1
+    line = json.loads(path.read_text())
+    line["usage"] = {"input_tokens": "many"}
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(line, separators=(",", ":")) + "\n")
+    assert main(["rescore", str(bad), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["changed"] == 1
+    assert main(["rescore", str(bad), "--write", str(tmp_path / "bad-new.jsonl")]) == 2
+    assert "usage" in capsys.readouterr().err

@@ -3,6 +3,8 @@
 Lists each per-file verdict that changed (old -> new) as it is found, then the count; exit 0 whatever
 changed. Records are streamed (one in memory at a time). Inputs are never modified; `--write OUT` writes
 the rescored records to a new file, removed again if the run stops on bad input.
+Listing changes reads only the fields the scorer reads (`JudgeView`); `--write` reads and checks whole
+records.
 
 The rules for records without a moment spec (imported ones) are in `workbench.core.rescore`.
 """
@@ -12,11 +14,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from workbench.core import records
 from workbench.core.errors import InputError
-from workbench.core.rescore import changes, judge, rescore
+from workbench.core.models import RunRecord
+from workbench.core.rescore import Judged, changes, judge, parse_view, rescore
 from workbench.core.scoring import SCORER_RULES
 from workbench.exitcodes import ExitCode
 
@@ -36,7 +40,11 @@ def run(args: argparse.Namespace) -> int:
     total = unknown = changed = 0
     listed: list[dict[str, Any]] = []
     try:
-        for record, file, line in records.stream_records(args.files, on_problem=warn):
+        # Listing changes needs only what `judge` reads; writing stores whole records.
+        items: Iterator[tuple[Judged, str, int]] = (
+            records.stream_records(args.files, on_problem=warn) if out is not None
+            else records.stream(args.files, parse_view, on_problem=warn))
+        for record, file, line in items:
             try:
                 result = judge(record)
             except InputError as err:
@@ -50,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
                 else:
                     print(change.text())
             if out is not None:
+                assert isinstance(record, RunRecord)
                 out.write(rescore(record, result))
         if out is not None:
             out.close()

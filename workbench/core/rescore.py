@@ -12,7 +12,22 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from workbench.core.models import Provenance, RescoredFrom, RunRecord, Score, ScoreSpec, updated
+from pydantic import BaseModel, ConfigDict
+
+from workbench.core import importer, records
+from workbench.core.models import (
+    Call,
+    CaseKind,
+    EntryGate,
+    Provenance,
+    RescoredFrom,
+    RunRecord,
+    Score,
+    ScoreSpec,
+    Verdict,
+    updated,
+)
+from workbench.core.parsers.common import loads
 from workbench.core.scoring import SCORER_RULES, score
 
 
@@ -39,7 +54,55 @@ class Change:
         return f"{where}: {self.key}: {self.old} -> {self.new}{note}"
 
 
-def had_model_output(record: RunRecord) -> bool:
+class JudgeView(BaseModel):
+    """The fields of a RunRecord that `judge` and `changes` read, and nothing else: listing changes
+    validates neither the other 40-odd fields nor an imported line's `published` copy (`--write`, which
+    stores the whole record, reads full RunRecords)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    target: str
+    kind: CaseKind
+    run: int = 0
+    batch: str | None = None
+    source: str | None = None
+    moment: str | None = None
+    required: list[str] = []
+    calls: list[Call] = []
+    moment_at: int | None = None
+    entry_loaded_at: int | None = None
+    verdict: dict[str, Verdict] = {}
+    valid: bool = True
+    invalid_reason: str | None = None
+    entry: EntryGate | None = None
+    provenance: Provenance | None = None
+
+    @property
+    def status_unknown(self) -> bool:
+        """True when the record's calls were never checked for failure."""
+        return bool(self.provenance and self.provenance.status_unknown)
+
+
+Judged = RunRecord | JudgeView
+"""What `judge` and `changes` accept: a whole record, or its view."""
+
+
+def parse_view(text: str, *, file: str, line: int) -> Judged:
+    """One records line as what `judge` reads: our own current lines straight from JSON into the view,
+    AgentsMD lines converted then validated as the view; anything else (older versions to migrate, a
+    line that fails there) through `records.parse_record`, which migrates it or names the bad field."""
+    if text.startswith(records.NATIVE_PREFIX):
+        try:
+            return JudgeView.model_validate_json(text)
+        except ValueError:
+            pass
+    obj = loads(text)
+    if isinstance(obj, dict) and importer.is_agentsmd(obj):
+        return importer.validated(JudgeView, importer.convert_fields(obj, file=file, line=line), file=file, line=line)
+    return records.parse_record(obj, file=file, line=line)
+
+
+def had_model_output(record: Judged) -> bool:
     """False for a record marked invalid because the model produced nothing."""
     return record.valid or record.invalid_reason != "no-output"
 
@@ -56,7 +119,7 @@ def spec_of(kind: str, required: tuple[str, ...], moment: str | None, entry_skil
                      entry_file=entry_file)
 
 
-def judge(record: RunRecord) -> Score:
+def judge(record: Judged) -> Score:
     """The current rules' answer for a kept record. Keys are the record's `required` files as given
     (the producers' and the importer's convention); `entry_loaded_at` is the stored one unless the
     record names its entry skill or file."""
@@ -106,7 +169,7 @@ def kept_reads(record: RunRecord, result: Score) -> dict[str, int | None]:
     return reads
 
 
-def changes(record: RunRecord, new: RunRecord | Score, file: str, line: int) -> list[Change]:
+def changes(record: Judged, new: RunRecord | Score, file: str, line: int) -> list[Change]:
     """Every per-file verdict of `new` (a rescored record or the scorer's answer) that differs from the
     record's stored one."""
     if record.verdict == (verdicts := new.verdict if isinstance(new, RunRecord) else new.verdicts):
