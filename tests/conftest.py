@@ -93,6 +93,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
         "tests/test_rescore.py::test_failed_read_is_not_a_read",
         "tests/test_rescore.py::test_no_output_record_stays_no_output_everywhere",
         "tests/test_rescore.py::test_rescore_lists_changes_and_never_touches_input",
+        "tests/test_rescore.py::test_listing_reads_a_view_that_judges_as_the_whole_record",
         "tests/test_reliability_process.py::test_records_disk_full_stops_the_batch_with_a_clear_error_and_no_torn_line",
         "tests/test_reliability_process.py::test_sim_killed_mid_stream_is_invalid_host_crashed",
         "tests/test_report.py::test_call_marks_come_from_the_scorer_and_the_record",
