@@ -121,6 +121,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
         "tests/test_tui_postinstall_abort.py::test_post_install_check_on_sim_streams_calls_into_the_pane",
         "tests/test_tui_tune.py::test_tune_screen_decides_what_the_cli_decides",
         "tests/test_export_inspect.py::*",
+        "tests/test_tui_whole_lines.py::test_rows_canary_postinstall_and_tune_lines_are_whole_at_80x24",
     ),
     "pty": (
         "tests/test_tui_e2e.py::*",
@@ -246,6 +247,8 @@ SLOW: tuple[str, ...] = (
     "tests/test_tui_row_search.py::test_a_search_keeps_the_cursor_on_its_row_and_the_drafts",
     "tests/test_tui_row_search.py::test_search_filters_rows_as_the_cli_does_and_typing_never_acts",
     "tests/test_tui_script_split.py::test_compare_and_records_split_by_script",
+    "tests/test_tui_script_migrate.py::*",
+    "tests/test_tui_whole_lines.py::*",
     "tests/test_tui_sessions.py::test_sessions_screen_shows_rows_beside_the_lab",
     "tests/test_tui_snapshots.py::test_every_screen[120x40]",
     "tests/test_tui_snapshots.py::test_every_screen[200x50]",

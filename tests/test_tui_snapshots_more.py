@@ -137,7 +137,8 @@ async def test_an_invalid_runs_card(tmp_path: Path, size: tuple[int, int]) -> No
         screen.script = parse_script(READ_THEN_SLEEP)
         screen.set_focus(None)
         await pilot.press("ctrl+r")
-        await until(pilot, app, lambda: "READ" in screen_text(app), "READ shown")  # the read scored live, before the cancel
+        await until(pilot, app, lambda: "READ workflows/" in screen_text(app),
+                    "READ shown")  # the read scored live, before the cancel (README in the prompt is not it)
         await pilot.press("x")
         await wait_for(pilot, app, "RunScored")
         screen.query_one("#canary-status", Static).update("recorded in records/canary.jsonl")  # not the temp path

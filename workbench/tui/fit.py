@@ -4,6 +4,7 @@ a header stacked on two lines, a session's id shortened as git shortens a sha.""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 _BREAK = re.compile(r"[\s/,-]")
 
@@ -36,3 +37,12 @@ def short_session(case_id: str) -> str:
     """A session's id (`session:<uuid>`) as its uuid's first 8 characters; another id unchanged."""
     uuid = case_id.removeprefix("session:")
     return uuid[:8] if re.fullmatch(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", uuid) else case_id
+
+
+def shown_path(path: str, root: Path) -> str:
+    """PATH as a status line names it: relative to the workspace ROOT when inside it (`records/batch.jsonl`,
+    short enough to stay whole at 80 columns), else as given."""
+    try:
+        return str(Path(path).resolve().relative_to(root.resolve()))
+    except ValueError:
+        return path

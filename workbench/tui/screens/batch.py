@@ -31,6 +31,7 @@ from workbench.core.summary import case_rows, summarize
 from workbench.runner.doors import BatchForm, batch_caps, confirm_above, whole_number
 from workbench.tui.data import WorkspaceView
 from workbench.tui.fields import invalid_reason
+from workbench.tui.fit import shown_path
 from workbench.tui.jobs import ABORTED_AT_START, BatchJob
 from workbench.tui.keys import ActsNow, focus_after
 from workbench.tui.messages import (
@@ -362,13 +363,17 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             text = f"proof of confinement: {'[green]passed[/green]' if ok else '[red]FAILED[/red]'} · {marks}"
         self.query_one("#proof", Static).update(text)
 
+    def shown_record(self) -> str | None:
+        """The records file this plan writes, as the status names it (relative to the workspace)."""
+        return shown_path(self.record_path, self.view.ws.root) if self.record_path else None
+
     @on(BatchStarted)
     def started(self, message: BatchStarted) -> None:
         p = message.progress
         self.query_one("#progress", ProgressBar).display = True
         self.query_one("#progress", ProgressBar).update(total=p.planned, progress=p.skipped)
         self.query_one("#batch-status", Static).update(f"running: {p.planned} planned, {p.skipped} already recorded "
-                                                       f"· records: {escape(self.record_path or '?')}")
+                                                       f"· records: {escape(self.shown_record() or '?')}")
 
     @on(BatchRunFinished)
     def run_finished(self, message: BatchRunFinished) -> None:
@@ -401,8 +406,8 @@ class BatchScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         self.update_estimate()  # the new runs inform the next forecast
         self.refresh_bindings()
         colour = "red" if message.note.startswith(("not started", "stopped")) else "b"
-        where = f" · {len(self.records)} record(s) of this plan in {escape(self.record_path)}" if self.record_path \
-            else ""
+        where = f" · {len(self.records)} record(s) of this plan in {escape(self.shown_record() or '')}" \
+            if self.record_path else ""
         self.query_one("#batch-status", Static).update(f"[{colour}]batch ended: {escape(message.note)}[/{colour}]"
                                                        + where)
         failed = message.note.startswith(("not started", "stopped"))

@@ -22,6 +22,7 @@ from workbench.core.models import Case
 from workbench.core.runstate import RunState
 from workbench.runner.doors import CanaryForm, Draft
 from workbench.tui.data import ScriptFile, WorkspaceView
+from workbench.tui.fit import shown_path
 from workbench.tui.jobs import CanaryJob
 from workbench.tui.keys import focus_after
 from workbench.tui.messages import RunCancelled, RunFailed, RunScored
@@ -239,7 +240,7 @@ class CanaryScreen(LiveRunScreen):
         self.query_one("#context", Static).update(
             f"[b]{escape(case.id)}[/b] ({case.kind}) · arm {escape(arm_label)} · {escape(host)} · {escape(who)} · "
             f"moment {escape(case.moment)} · required {escape(', '.join(case.required))}\n"
-            f"[dim]{escape(case.prompt[:150])}[/dim]")
+            f"[dim]{escape(case.prompt)}[/dim]")
         scenario = self.scenario()
         self.hint = "" if scenario is None or scenario.case == case else \
             (f"[yellow]note: script {escape(scenario.name)} carries its own case; it runs on {escape(case.id)} "
@@ -269,7 +270,8 @@ class CanaryScreen(LiveRunScreen):
         record = message.record
         self.last_record = record
         self.show_final(record)
-        self.status(f"recorded in {escape(message.path)}" + (f" · {escape(message.note)}" if message.note else "")
+        where = shown_path(message.path, self.view.ws.root)
+        self.status(f"recorded in {escape(where)}" + (f" · {escape(message.note)}" if message.note else "")
                     + (f" · {self.hint}" if self.hint else ""))
 
     @on(RunCancelled)

@@ -20,6 +20,7 @@ from workbench.core.models import Case
 from workbench.core.runstate import RunState
 from workbench.runner.doors import PostinstallForm
 from workbench.tui.data import WorkspaceView
+from workbench.tui.fit import shown_path
 from workbench.tui.jobs import PostinstallJob
 from workbench.tui.keys import focus_after
 from workbench.tui.messages import CaseRead, RunFailed, RunScored
@@ -146,7 +147,7 @@ class PostinstallScreen(LiveRunScreen):
         self.show_final(message.record)
         colour = "green" if "no change" in message.note else "red"
         self.query_one("#canary-status", Static).update(f"[{colour}]{escape(message.note)}[/{colour}] · recorded in "
-                                                        f"{escape(message.path)}")
+                                                        f"{escape(shown_path(message.path, self.view.ws.root))}")
 
     @on(RunFailed)
     def failed(self, message: RunFailed) -> None:
