@@ -157,7 +157,9 @@ def test_codex_listing_model_equals_what_reached_the_model(tmp_path: Path, insta
     """The Codex rule of `core.listing`, against the listing the real Codex 0.171.0 sent the model server:
     201 Skills of ~300 characters (over the budget: descriptions shortened) and one of 1,500 (over the
     1,024 cap), at the served model's window (gpt-5.5: 272,000 in the host's catalog). Skill for Skill,
-    the model's shown text is what the host listed, and the gates' default window (272,000) is the same."""
+    the model's shown text is what the host listed, and the gates' default window (272,000) is the same.
+    Known: at some run-folder path lengths the model is one token stricter than the host (docs/authoring.md),
+    so one description may be cut by at most 4 characters more; it never shows more than the host."""
     from workbench.core.listing import Entry, listing
     from workbench.core.offered import skill_description
 
@@ -181,7 +183,10 @@ def test_codex_listing_model_equals_what_reached_the_model(tmp_path: Path, insta
     model = listing("codex", entries, context_tokens=272_000,
                     skills_root=str(result.run_dir / "home" / ".codex" / "skills"))  # a long pytest path
     assert not model.dropped and set(model.shown) == set(host), sorted(set(model.shown) ^ set(host))
-    assert {n: t.rstrip() for n, t in model.shown.items()} == host  # the host's parser drops a trailing space
+    shown = {n: t.rstrip() for n, t in model.shown.items()}  # the host's parser drops a trailing space
+    stricter = {n: len(host[n]) - len(t) for n, t in shown.items() if t != host[n]}
+    assert all(host[n].startswith(shown[n]) for n in stricter) and len(stricter) <= 1 and \
+        sum(stricter.values()) <= 4, stricter
     assert sorted(model.clipped) == sorted(n for n, t in host.items() if t != model.full[n]) and \
         len(model.clipped) == 202, len(model.clipped)
     assert len(model.full["demo-ops:rel-007"]) == 1_500
