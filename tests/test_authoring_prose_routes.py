@@ -17,6 +17,8 @@ def _rows(body: str) -> list[tuple[str, list[str]]]:
     ("Follow [the guide](guide.md).\n", "Follow the guide", "guide.md"),
     ("Deeper rules are kept in `references/rules.md`. Read that file when adding a field.\n",
      "when adding a field", "references/rules.md"),
+    ("Longer recipes live in `references/recipes.md`. Read that file when mixing a new batch.\n",
+     "when mixing a new batch", "references/recipes.md"),
     ("**Adding a field:** → Read `fields.md`\n", "Adding a field", "fields.md"),
     ("Load `setup.md` before you change the schema.\n", "before you change the schema", "setup.md"),
     ("Fill PDF forms: read [layout](layout.md) first.\n", "Fill PDF forms", "layout.md"),
@@ -27,6 +29,7 @@ def test_prose_route_is_a_row(body: str, trigger: str, target: str) -> None:
 
 @pytest.mark.parametrize("body", [
     "Sample sessions in `samples/`:\n\n- **`one.md`** - a short session\n- **`two.md`** - a long one\n",
+    "Worked examples in `examples/`:\n\n- **`small.md`** - a one-page form\n",
     "Every run writes:\n\n- **`summary.md`** - the summary\n",
     "Each run produces:\n\n- **`final-report.md`** - the report\n",
     "- **Examples**: `references/tax.md` for tax tables, `references/leases.md` for lease terms\n",
