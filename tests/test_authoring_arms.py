@@ -226,3 +226,39 @@ def test_arm_list_names_rows_gone_or_moved_in_an_arm(
         "(at HEAD: Before seeding -> jobs/seed.md)",
         "only in this arm: db/seed#before-seeding (Before seeding -> jobs/seed.md)"]
     assert blocks["env-only"] == [] and blocks["baseline"] == []
+
+
+HOST_VARS = """---
+name: db
+description: Use when changing the database.
+---
+
+# DB
+
+| ID | When | Read |
+|---|---|---|
+| A | Before creating the DB | [create]({baseDir}/jobs/create.md) |
+| B | Before seeding | [seed](${CLAUDE_SKILL_DIR}/jobs/seed.md) |
+"""
+"""An ID column before the trigger column, and links through the host's path variables."""
+
+
+def test_arm_new_rewords_a_host_variable_row_in_an_id_column_table(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "vars-repo"
+    (root / "p/skills/db/jobs").mkdir(parents=True)
+    (root / "p/skills/db/SKILL.md").write_text(HOST_VARS)
+    for name in ("create", "seed"):
+        (root / f"p/skills/db/jobs/{name}.md").write_text(f"# {name}\n")
+    (root / "workbench.toml").write_text('[plugin]\npath = "p"\n')
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "init")
+    monkeypatch.chdir(root)
+    assert main(["arm", "new", "db/create", "--name", "w-create", "--trigger", "Before migrating it"]) == 0
+    assert main(["arm", "new", "db/seed", "--name", "w-seed", "--text",
+                 "| B | Before loading fixtures | [seed](${CLAUDE_SKILL_DIR}/jobs/seed.md) |"]) == 0
+    created = git(root, "show", "workbench/arm/w-create:p/skills/db/SKILL.md").splitlines()
+    assert created[9] == "| A | Before migrating it | [create]({baseDir}/jobs/create.md) |"
+    rows = parse_text(git(root, "show", "workbench/arm/w-seed:p/skills/db/SKILL.md"), root / "p/skills/db/SKILL.md")
+    assert [r.trigger for r in rows if r.links] == ["Before creating the DB", "Before loading fixtures"]

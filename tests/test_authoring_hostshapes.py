@@ -41,3 +41,15 @@ def test_header_aware_tables_link_first_and_id_columns(tmp_path: Path) -> None:
     rows = [r for r in parse_files([skill], plugin=root) if r.links]
     assert [r.trigger for r in rows] == ["Before creating the DB", "Before sharing a file", "Before deploying"]
     assert "ID/step column" in rows[1].why and "headed 'When'" in rows[1].why
+
+
+def test_link_first_and_id_column_rows_lint_on_their_real_trigger(tmp_path: Path) -> None:
+    from workbench.core.lint import lint_rows
+    from workbench.core.routing import assign_ids
+
+    root, skill = _plugin(tmp_path, "| Procedure | Use it |\n|---|---|\n| [create](jobs/x.md) | When the DB is new |\n\n"
+                          "| ID | When | Read |\n|---|---|---|\n| A | Before sharing a file | [c](../../shared/c.md) |\n")
+    rows = assign_ids(parse_files([skill], plugin=root))
+    messages = [f.message for f in lint_rows(rows)]
+    assert not any("''" in m or "'A'" in m for m in messages), messages
+    assert any("When the DB is new" in m for m in messages), "the link-first row is linted on its second cell"

@@ -56,3 +56,25 @@ def test_host_loaded_files_and_mentions_resolve_inside_their_own_plugin(tmp_path
         "a file outside the plugin is not installed with it"
     assert resolve_mention(Mention("./", "folder"), skill, sheets.resolve()) == []
     assert resolve_mention(Mention("tail.md", "word"), skill, sheets.resolve()) == [(skill.parent / "tail.md")]
+
+
+def test_a_loose_agents_md_mention_reaches_none_of_the_repos_files(tmp_path: Path) -> None:
+    """"Update the `AGENTS.md` of your project" names the user's file; the repo's own AGENTS.md (which
+    mentions `plugins/`) is loaded by no host for an installed plugin, so the orphans stay UNINDEXED."""
+    ws = tmp_path / "market"
+    skill = ws / "plugins/notes/skills/jot/SKILL.md"
+    skill.parent.mkdir(parents=True)
+    (ws / "plugins/notes/.claude-plugin").mkdir()
+    (ws / "plugins/notes/.claude-plugin/plugin.json").write_text('{"name": "notes"}')
+    (ws / "AGENTS.md").write_text("# Maintainers\n\nEvery plugin is under `plugins/`; keep them tidy.\n")
+    skill.write_text("---\nname: jot\ndescription: Use when taking notes.\n---\n\n"
+                     "Before filing a note, read [file](filing.md).\n\n"
+                     "When done, update the `AGENTS.md` of your project with the new note folder.\n")
+    (skill.parent / "filing.md").write_text("# Filing\n")
+    (skill.parent / "stale.md").write_text("# An old procedure nothing names\n")
+    assert workbench(ws, "init", ".").returncode == 0
+    done = workbench(ws, "audit", "--json")
+    assert done.returncode == 0, done.stderr
+    found = {(f["rule"], Path(f["file"]).relative_to(ws).as_posix()) for f in json.loads(done.stdout)["findings"]
+             if f["rule"] == "UNINDEXED"}
+    assert found == {("UNINDEXED", "plugins/notes/skills/jot/stale.md")}

@@ -47,6 +47,8 @@ class Block:
     """A table row's column headings (plain text), else empty."""
     section: str = ""
     """The text of the nearest heading above the block ('' before the first heading)."""
+    depth: int = 0
+    """How deep a list item's paragraph is nested (1 for a top-level item; 0 outside lists)."""
 
 
 @dataclass(frozen=True)
@@ -230,7 +232,8 @@ def blocks(body: str, *, offset: int = 0, section: str = "", every: bool = False
             row.append(_pieces(tok, row_line))
         elif tok.type == "inline" and tokens[i - 1].type == "paragraph_open":
             line = (tok.map[0] if tok.map else 0) + 1 + offset
-            out.append(Block("item" if items else "paragraph", line, (_pieces(tok, line),), section=section))
+            out.append(Block("item" if items else "paragraph", line, (_pieces(tok, line),), section=section,
+                             depth=items))
     return out
 
 

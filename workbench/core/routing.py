@@ -38,7 +38,8 @@ Side = Literal["before", "after"]
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 _MD_PATH = re.compile(r"^(?:\.{0,2}/)?[\w{}<>*@$.-]+(?:/[\w{}<>*@.-]+)*\.md$", re.IGNORECASE)
 _BARE_PATH = re.compile(r"(?<![\w/.(\[`-])((?:\.{0,2}/|\$)?(?:[\w{}.-]+/)*[\w{}-]+\.md)\b")
-_BARE_JOIN = re.compile(r"\s*(?:,\s*)?(?:and|&|\+|or)\s*", re.IGNORECASE)
+_BARE_JOIN = re.compile(r"\s*(?:\([^()]*\)\s*)?(?:,\s*)?(?:and|&|\+|or)\s*", re.IGNORECASE)
+"""What joins a second file to the first: "`a.md` and `b.md`", "`a.md` (default) or `b.md`"."""
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z*\[`(])")
 _LEAD_CLAUSE = re.compile(r"^\W*(before|when|whenever|while|if|once|after|prior to|ahead of|as soon as|for|on|"
                           r"during|at)\b|\b(before|when|whenever|prior to|ahead of)\b", re.IGNORECASE)
@@ -57,7 +58,9 @@ _BARE_READ = re.compile(r"^\W*(?:read|load|open|follow|consult)\s*$", re.IGNOREC
 _THAT_FILE = re.compile(r"^(\W*(?:read|load|open|consult)\s+)(?:that|this|the)\s+(?:file|reference|guide|document)\b",
                         re.IGNORECASE)
 _SHOWCASE = re.compile(r"\b(?:examples?|samples?|illustrations?|produces?|outputs?|generates?|writes|results?|"
-                       r"deliverables?|artifacts?|move|split)\b[^.]*:\s*$", re.IGNORECASE)
+                       r"deliverables?|artifacts?|move|split)\b(?!/)[^.]*:\s*$", re.IGNORECASE)
+_PICK_READ = re.compile(r"\b(?:read|load|open|consult|follow)\b[^.]*:\s*$", re.IGNORECASE)
+"""An item that tells the agent to read one of the files listed below it: its sub-items route."""
 _SHOW_HEADING = re.compile(r"^\W*(?:(?:usage |more |worked )?examples?|example (?:output |outputs? )?files?|"
                            r"(?:example |sample )?outputs?(?: files?)?|output files?|deliverables?|artifacts?)\W*$",
                            re.IGNORECASE)
@@ -67,8 +70,10 @@ _LOCATION = re.compile(r"^\W*(?:(?:file |settings |config )?(?:location|path|nam
 _MAYBE = re.compile(r"\b(?:if|where|when) (?:it|they|one|the file|such a file) (?:exists?|is present|are present)\b|"
                     r"\bif (?:present|any)\b", re.IGNORECASE)
 _COMMAND_ONLY = re.compile(r"^\W*`?/[\w:-]+`?\W*$")
+_ASIDE = re.compile(r"\(\s*(?:see|cf\.?)(?:\s+also)?\s*$", re.IGNORECASE)
+_READ_LEAD = re.compile(r"^\W*(?:read|load|open|consult)\b[^.]*:\s*$", re.IGNORECASE)
 _EXAMPLE_LEAD = re.compile(r"^[\W_]*(?:examples?|samples?|e\.g\.|for example|for instance)[\W_]*$", re.IGNORECASE)
-_OUTPUT = re.compile(r"\b(?:save[sd]?|writes?|written|output|store[sd]?|create[sd]?|generate[sd]?)\b[^.;]*"
+_OUTPUT = re.compile(r"\b(?:save[sd]?|writes?|written|output|store[sd]?|create[sd]?|generate[sd]?|keeps?|kept)\b[^.;]*"
                      r"\b(?:to|into|at|as)\b[\s:*]*$", re.IGNORECASE)
 
 
@@ -359,9 +364,11 @@ def _table_row(block: Block, file: Path, skill: str, fallback: Path | None) -> R
 def _sentence_row(sentence: list[Piece], block: Block, file: Path, skill: str, fallback: Path | None,
                   *, as_map: bool) -> tuple[Row | None, str]:
     """The row one sentence makes, or (None, why not)."""
-    parts = _mark_links(sentence, bare=as_map)
+    parts = _without_asides(_mark_links(sentence, bare=as_map))
     if not any(isinstance(p, tuple) for p in parts):
-        return None, "no procedure link"
+        linked = any(isinstance(p, tuple) for p in _mark_links(sentence, bare=as_map))
+        return None, ("a cross-reference in parentheses (\"(see `y.md` → Part)\"), not a route" if linked
+                      else "no procedure link")
     whole = _text(sentence)
     if _ANTI.search(whole):
         return None, "an anti-example (don't / never / bad)"
@@ -391,6 +398,9 @@ def _sentence_row(sentence: list[Piece], block: Block, file: Path, skill: str, f
         elif not as_map and _TOPIC_READ.search(lead):
             trigger = _LEAD_TAIL.sub("", lead).strip(" *_:→")
             why = "the task, then the read (\"Fill forms: read [y](y.md) first\", \"**Task:** → Read `y.md`\")"
+        elif not as_map and not _LEAD_CLAUSE.search(lead) and _READ_LEAD.match(lead):
+            trigger = lead.strip(" :")
+            why = "an imperative read of the files that follow (\"Read the guide for it: `a.md` or `b.md`\")"
         elif not as_map and not _LEAD_CLAUSE.search(lead) and not (block.kind == "item" and _SEPARATED.search(lead)):
             return None, "links without a routing clause (no before/when/for … and no 'Topic: [link]')"
         elif not as_map and _LOCATION.match(_LEAD_TAIL.sub("", lead)):
@@ -400,6 +410,45 @@ def _sentence_row(sentence: list[Piece], block: Block, file: Path, skill: str, f
     return Row(skill, trigger.rstrip(" ,.;:"), tuple(links), line, kind=kind, file=file,
                why=f"{'list item' if kind == 'list' else kind}: {why}" if not as_map else why,
                section=block.section), ""
+
+
+def _without_asides(parts: list[Piece | tuple[str, str, int]]) -> list[Piece | tuple[str, str, int]]:
+    """PARTS with each link written as an aside ("(see `y.md` → Part)") turned back into text."""
+    out: list[Piece | tuple[str, str, int]] = []
+    before = ""
+    for part in parts:
+        if isinstance(part, tuple) and _ASIDE.search(before):
+            part = Piece("text", f"`{part[0]}`", part[2])
+        out.append(part)
+        before += part[0] if isinstance(part, tuple) else _text([part])
+    return out
+
+
+def _written(block: Block) -> set[str]:
+    """Markdown paths BLOCK says the Skill keeps or writes ("Keep a capsule at `decisions.md`")."""
+    found: set[str] = set()
+    before = ""
+    for piece in block.cells[0]:
+        target = piece.text if piece.kind == "code" else piece.href if piece.kind == "link" else ""
+        if _MD_PATH.match(target) and _OUTPUT.search(before):
+            found.add(target)
+        before += f"`{piece.text}`" if piece.kind == "code" else piece.text
+    return found
+
+
+def _drop_written(rows: list[Row], written: set[str], rejected: list[Rejected] | None, text: str) -> list[Row]:
+    """ROWS without links to a missing file the same file says it writes: the Skill's output, not a procedure."""
+    out: list[Row] = []
+    for row in rows:
+        kept = tuple(lk for lk in row.links if lk.target not in written or lk.path.is_file())
+        if row.kind == "description" or kept == row.links:
+            out.append(row)
+        elif kept:
+            out.append(replace(row, links=kept))
+        elif rejected is not None and row.file is not None:
+            rejected.append(Rejected(row.file, row.line, _source_line(text, row.line, 0),
+                                     "a file this Skill writes (\"Keep … at `y.md`\"), not a procedure"))
+    return out
 
 
 def _that_file(sentence: list[Piece], previous: list[Piece]) -> list[Piece]:
@@ -502,10 +551,16 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
         rows.append(Row(name, " ".join(desc.split()), (), first, kind="description", file=file,
                         text=_source_line(text, first, 0), why="description: the Skill's front matter trigger"))
     showcase = ""
+    nested: tuple[int, str] | None = None  # (depth, lead) of an item whose sub-items are a showcase list
+    written: set[str] = set()
     for block in blocks(fm.body, offset=fm.offset):
+        written |= _written(block)
         if block.kind != "item":
             lead = _text(list(block.cells[0])).strip() if block.kind == "paragraph" else ""
             showcase = lead if _SHOWCASE.search(lead) else ""
+            nested = None
+        elif nested is not None and block.depth <= nested[0]:
+            nested = None
         if block.kind == "table":
             row = _table_row(block, file, name, plugin)
             if row is not None:
@@ -515,6 +570,7 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
                 rejected.append(Rejected(file, block.line, _source_line(text, block.line, 0), why))
             continue
         context = (f"an illustration list after {_short(showcase)!r}" if block.kind == "item" and showcase
+                   else f"an illustration list nested under {_short(nested[1])!r}" if nested is not None
                    else f"under the heading {block.section!r}: examples or outputs, not a route"
                    if block.kind == "item" and _SHOW_HEADING.match(block.section) and is_skill else "")
         previous: list[Piece] = []
@@ -528,6 +584,11 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
             elif rejected is not None and why_not != "no procedure link":
                 line = next((p.line for p in sentence if p.kind != "text"), block.line)
                 rejected.append(Rejected(file, line, _source_line(text, line, 0), why_not))
+        item_text = _text(list(block.cells[0])).strip()
+        if block.kind == "item" and nested is None and not _PICK_READ.search(item_text) and (
+                _SHOWCASE.search(item_text) or _EXAMPLE_LEAD.match(item_text)):
+            nested = (block.depth, item_text)
+    rows = _drop_written(rows, written, rejected, text)
     space = plugin_namespace(file, plugin)
     return sorted((replace(r, plugin=space) for r in rows), key=lambda r: r.line)
 
