@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import DataTable, Input, Select, SelectionList, Static
-from tui_support import make_workspace, run_async, shown, wait_for
+from textual.widgets import DataTable, Input, Static
+from tui_support import fill_batch_form, make_workspace, run_async, shown, wait_for
 
 from workbench.authoring.arms import create_arm
 from workbench.core.records import load_file
@@ -28,14 +28,7 @@ async def test_raising_runs_shows_the_files_totals_for_the_plan(tmp_path: Path) 
     app = make_app(ws)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await shown(pilot, app, "batch", BatchScreen)
-        screen.query_one("#confined").value = False  # type: ignore[attr-defined]
-        screen.query_one("#hosts", Input).value = "sim"
-        screen.query_one("#jobs", Input).value = "1"
-        screen.query_one("#baseline", Select).value = "baseline"
-        screen.query_one("#arm", Select).value = "docs-weak"
-        cases = screen.query_one("#cases", SelectionList)
-        cases.deselect_all()
-        cases.select(CASE)
+        fill_batch_form(screen, CASE, jobs="1")
         table = screen.query_one("#batch-results", DataTable)
         for n, runs in enumerate(("1", "2", "2"), start=1):
             screen.query_one("#runs", Input).value = runs

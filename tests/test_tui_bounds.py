@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Input, Select, SelectionList, Static
-from tui_support import make_workspace, run_async, shown
+from textual.widgets import Input, Static
+from tui_support import fill_batch_form, make_workspace, run_async, shown
 
 from workbench.authoring.arms import create_arm
 from workbench.runner.bounds import MAX_JOBS, MAX_PLANNED, MAX_RUNS
@@ -21,13 +21,7 @@ async def test_the_form_shows_the_caps_and_refuses_numbers_outside_them(tmp_path
     app = make_app(ws)
     async with app.run_test(size=(160, 40)) as pilot:
         screen = await shown(pilot, app, "batch", BatchScreen)
-        screen.query_one("#confined").value = False  # type: ignore[attr-defined]
-        screen.query_one("#hosts", Input).value = "sim"
-        screen.query_one("#baseline", Select).value = "baseline"
-        screen.query_one("#arm", Select).value = "docs-weak"
-        cases = screen.query_one("#cases", SelectionList)
-        cases.deselect_all()
-        cases.select("docs-readme-section")
+        fill_batch_form(screen, "docs-readme-section")
         runs, jobs = screen.query_one("#runs", Input), screen.query_one("#jobs", Input)
         assert f"runs ≤{MAX_RUNS}" in str(runs.border_title) and f"jobs ≤{MAX_JOBS}" in str(jobs.border_title)
         await pilot.pause()

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 from test_tui_script_split import column, two_script_records
-from textual.widgets import DataTable, Input, Select, SelectionList, Static
-from tui_support import make_workspace, run_async, shown, wait_for
+from textual.widgets import DataTable, Select, Static
+from tui_support import fill_batch_form, make_workspace, run_async, shown, wait_for
 
 from workbench.authoring.arms import create_arm
 from workbench.cli import main
@@ -116,15 +116,7 @@ async def test_the_batch_results_never_count_an_older_record_of_the_plan(
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await shown(pilot, app, "batch", BatchScreen)
         screen.script = load_script(script)
-        screen.query_one("#confined").value = False  # type: ignore[attr-defined]
-        screen.query_one("#hosts", Input).value = "sim"
-        screen.query_one("#jobs", Input).value = "1"
-        screen.query_one("#runs", Input).value = "1"
-        screen.query_one("#baseline", Select).value = "baseline"
-        screen.query_one("#arm", Select).value = "docs-weak"
-        cases = screen.query_one("#cases", SelectionList)
-        cases.deselect_all()
-        cases.select(CASE)
+        fill_batch_form(screen, CASE, jobs="1", runs="1")
         await pilot.pause()
         await pilot.press("ctrl+r")
         await wait_for(pilot, app, "BatchFinished", cap=300)

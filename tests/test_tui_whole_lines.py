@@ -10,8 +10,8 @@ from test_tui_postinstall_abort import COMMIT
 from test_tui_snapshots import settled
 from test_tui_tune import open_tune
 from textual.screen import Screen
-from textual.widgets import Input, Select, SelectionList, Static
-from tui_support import canary_on, make_workspace, run_async, shown, wait_for
+from textual.widgets import Static
+from tui_support import canary_on, fill_batch_form, make_workspace, run_async, shown, wait_for
 
 from workbench.authoring.arms import create_arm
 from workbench.modelstub import parse_script
@@ -102,14 +102,7 @@ async def test_batch_records_and_compare_lines_are_whole_at_80x24(tmp_path: Path
     app = make_app(ws)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await shown(pilot, app, "batch", BatchScreen)
-        screen.query_one("#confined").value = False  # type: ignore[attr-defined]
-        screen.query_one("#hosts", Input).value = "sim"
-        screen.query_one("#runs", Input).value = "1"
-        screen.query_one("#baseline", Select).value = "baseline"
-        screen.query_one("#arm", Select).value = "docs-weak"
-        cases = screen.query_one("#cases", SelectionList)
-        cases.deselect_all()
-        cases.select(CASE)
+        fill_batch_form(screen, CASE, runs="1")
         await wait_for(pilot, app, "ForecastReady")
         await whole(pilot, app, "batch with its plan")
         await pilot.press("ctrl+r")

@@ -141,3 +141,19 @@ async def canary_on(pilot: object, app: WorkbenchApp, case: str, script: dict[st
     await pilot.pause()  # type: ignore[attr-defined]
     screen.script = parse_script(script)
     return screen
+
+
+def fill_batch_form(screen: Any, case: str, *, arm: str = "docs-weak", **fields: str) -> None:
+    """The Batch form set to sim, unconfined, baseline against ARM on CASE alone; FIELDS: other inputs by id
+    (`runs`, `jobs`)."""
+    from textual.widgets import Input, Select, SelectionList
+
+    screen.query_one("#confined").value = False
+    screen.query_one("#hosts", Input).value = "sim"
+    for name, value in fields.items():
+        screen.query_one(f"#{name}", Input).value = value
+    screen.query_one("#baseline", Select).value = "baseline"
+    screen.query_one("#arm", Select).value = arm
+    cases = screen.query_one("#cases", SelectionList)
+    cases.deselect_all()
+    cases.select(case)
