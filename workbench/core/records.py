@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from workbench.core import importer
 from workbench.core.errors import InputError
@@ -176,6 +176,26 @@ def parse_line(text: str, *, file: str, line: int) -> RunRecord:
         except ValidationError:
             pass
     return parse_record(loads(text), file=file, line=line)
+
+
+V = TypeVar("V", bound=BaseModel)
+
+
+def parse_as(view: type[V], text: str, *, file: str, line: int, calls: bool = True) -> V | RunRecord:
+    """One JSONL line as VIEW, a lean model of the record fields a reader needs: our own current lines
+    straight from JSON, AgentsMD lines converted (their calls left out unless CALLS) then validated as
+    VIEW; anything else (older versions to migrate, a line that fails there) as the whole RunRecord
+    `parse_record` gives, or its error naming the bad field."""
+    if text.startswith(NATIVE_PREFIX):
+        try:
+            return view.model_validate_json(text)
+        except ValidationError:
+            pass
+    obj = loads(text)
+    if isinstance(obj, dict) and importer.is_agentsmd(obj):
+        source = obj if calls else {k: v for k, v in obj.items() if k != "calls"}
+        return importer.validated(view, importer.convert_fields(source, file=file, line=line), file=file, line=line)
+    return parse_record(obj, file=file, line=line)
 
 
 def iter_lines(path: Path) -> Iterator[tuple[int, str, bool]]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from workbench.core import importer, records
+from workbench.core import records
 from workbench.core.models import (
     Call,
     CaseKind,
@@ -27,7 +27,6 @@ from workbench.core.models import (
     Verdict,
     updated,
 )
-from workbench.core.parsers.common import loads
 from workbench.core.scoring import SCORER_RULES, score
 
 
@@ -88,18 +87,8 @@ Judged = RunRecord | JudgeView
 
 
 def parse_view(text: str, *, file: str, line: int) -> Judged:
-    """One records line as what `judge` reads: our own current lines straight from JSON into the view,
-    AgentsMD lines converted then validated as the view; anything else (older versions to migrate, a
-    line that fails there) through `records.parse_record`, which migrates it or names the bad field."""
-    if text.startswith(records.NATIVE_PREFIX):
-        try:
-            return JudgeView.model_validate_json(text)
-        except ValueError:
-            pass
-    obj = loads(text)
-    if isinstance(obj, dict) and importer.is_agentsmd(obj):
-        return importer.validated(JudgeView, importer.convert_fields(obj, file=file, line=line), file=file, line=line)
-    return records.parse_record(obj, file=file, line=line)
+    """One records line as what `judge` reads (`records.parse_as` with the calls)."""
+    return records.parse_as(JudgeView, text, file=file, line=line)
 
 
 def had_model_output(record: Judged) -> bool:

@@ -11,14 +11,13 @@ Discarded and superseded records are counted, not tabulated; invalid runs are co
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from workbench.core import importer, records, stats
+from workbench.core import records, stats
 from workbench.core.identity import UNKNOWN
 from workbench.core.importer import overall_of
 from workbench.core.models import (
@@ -88,20 +87,10 @@ class RecordView(BaseModel):
 
 
 def parse_view(text: str, *, file: str, line: int) -> RecordView:
-    """One records line as a RecordView: our own lines straight from JSON; anything else (AgentsMD
-    lines, version-1 keys to migrate, a line that fails there) through `records.parse_record`, which
-    converts it or names the bad field. AgentsMD calls are left out before converting: tables never
-    read them, and converting them is most of an import's cost."""
-    if text.startswith(records.NATIVE_PREFIX):
-        try:
-            return RecordView.model_validate_json(text)
-        except ValueError:
-            pass
-    obj = json.loads(text)
-    if isinstance(obj, dict) and importer.is_agentsmd(obj):
-        fields = importer.convert_fields({k: v for k, v in obj.items() if k != "calls"}, file=file, line=line)
-        return importer.validated(RecordView, fields, file=file, line=line)
-    return RecordView.of(records.parse_record(obj, file=file, line=line))
+    """One records line as a RecordView (`records.parse_as`). AgentsMD calls are left out before
+    converting: tables never read them, and converting them is most of an import's cost."""
+    view = records.parse_as(RecordView, text, file=file, line=line, calls=False)
+    return view if isinstance(view, RecordView) else RecordView.of(view)
 
 
 def overall(record: RunRecord | RecordView) -> str | None:
