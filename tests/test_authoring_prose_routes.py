@@ -96,3 +96,19 @@ def test_a_list_to_pick_from_under_a_read_item_still_routes() -> None:
             "    - `examples/invoice.md` - For invoices\n"
             "    - `examples/receipt.md` - For receipts\n")
     assert _rows(body) == [("For invoices", ["examples/invoice.md"]), ("For receipts", ["examples/receipt.md"])]
+
+
+@pytest.mark.parametrize("body", [
+    "Read `intake.md` and `scoring.md` before grading a form.\n",
+    "- Read [intake](intake.md) and [scoring](scoring.md) before grading a form\n",
+])
+def test_files_joined_by_and_share_the_clause_after_them(body: str) -> None:
+    rows = [r for r in parse_text(HEAD + body, Path("/plug/skills/forms/SKILL.md")) if r.kind != "description"]
+    assert [(r.trigger, [(lk.target, lk.side, lk.wording) for lk in r.links]) for r in rows] == [
+        ("before grading a form", [("intake.md", "after", "before-action"), ("scoring.md", "after", "before-action")])]
+
+
+def test_a_file_with_its_own_clause_keeps_it_before_a_shared_one() -> None:
+    body = "When grading, read `intake.md` and `scoring.md` before posting.\n"
+    rows = [r for r in parse_text(HEAD + body, Path("/plug/skills/forms/SKILL.md")) if r.kind != "description"]
+    assert [lk.side for r in rows for lk in r.links][0] == "before"

@@ -21,9 +21,9 @@ from gitdb.base import IStream
 
 from workbench.authoring.workspace_file import record_rows, store_arm
 from workbench.core.arms import BASELINE, BRANCH_PREFIX, Arm, check_arm_name
-from workbench.core.audit import link_exists
 from workbench.core.control import CONTROL
 from workbench.core.errors import InputError
+from workbench.core.linkfiles import link_exists
 from workbench.core.routing import Link, Row, assign_ids, find_row, parse_text, unknown_row_message
 from workbench.core.wording import edit_row, row_problems, without_row
 from workbench.core.workspace import Workspace

@@ -14,9 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench.core.linkfiles import link_exists
 from workbench.core.lint import Finding
 from workbench.core.listing import LIMITS, Entry, Listing, listed_name, listing, not_offered_reason
-from workbench.core.reach import TEMPLATE, exists_exactly, host_starts, own_root, plugin_roots, reachable
+from workbench.core.reach import host_starts, own_root, plugin_roots, reachable
 from workbench.core.routing import Row
 from workbench.core.session_load import Loaded, hosts, session_load
 from workbench.core.workspace import Workspace
@@ -64,15 +65,6 @@ class AuditReport:
 def estimate_tokens(text: str) -> int:
     """Estimated tokens of TEXT (ceil of characters / CHARS_PER_TOKEN)."""
     return -(-len(text) // CHARS_PER_TOKEN)
-
-
-def link_exists(target: str, path: Path) -> bool:
-    """The linked file exists; a templated path (`{language}/x.md`, `<name>.md`) exists when any file matches."""
-    if TEMPLATE.search(target):
-        pattern = TEMPLATE.sub("*", path.as_posix())
-        root = Path(pattern.split("*", 1)[0]).parent
-        return root.is_dir() and any(root.glob(pattern[len(root.as_posix()) + 1:]))
-    return exists_exactly(path)
 
 
 def dangling(rows: list[Row]) -> list[Finding]:

@@ -19,10 +19,10 @@ the mentioning file's own plugin (a marketplace installs each plugin on its own)
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from workbench.core.errors import InputError
+from workbench.core.linkfiles import TEMPLATE, exists_exactly
 from workbench.core.markdown import Mention, mentions, read_text_lossy
 from workbench.core.routing import host_path
 
@@ -30,16 +30,6 @@ PROJECT_FILES = frozenset({"readme.md", "claude.md", "claude.local.md", "agents.
                            "contributing.md", "license.md", "security.md", "code_of_conduct.md"})
 """Names a Skill uses for the user's project files; bare, they never name the plugin's own file."""
 MANIFESTS = (".claude-plugin/plugin.json", ".codex-plugin/plugin.json")
-TEMPLATE = re.compile(r"\{[^}/]*\}|<[^>/]*>|\*+")
-
-
-def exists_exactly(path: Path) -> bool:
-    """PATH is a file whose every component matches case-sensitively (also on case-folding disks)."""
-    if not path.is_file():
-        return False
-    parent = path.parent
-    return path.name in {p.name for p in parent.iterdir()} if parent.is_dir() else False
-
 
 def _json(path: Path) -> dict[str, object]:
     try:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Literal
 
 from workbench.core.errors import InputError
+from workbench.core.linkfiles import TEMPLATE, link_exists, unshipped
 from workbench.core.markdown import Block, Piece, blocks, front_matter, front_matter_lenient, read_text, read_text_lossy
 
 RowKind = Literal["table", "list", "prose", "map", "description"]
@@ -40,6 +41,7 @@ _MD_PATH = re.compile(r"^(?:\.{0,2}/)?[\w{}<>*@$.-]+(?:/[\w{}<>*@.-]+)*\.md$", r
 _BARE_PATH = re.compile(r"(?<![\w/.(\[`-])((?:\.{0,2}/|\$)?(?:[\w{}.-]+/)*[\w{}-]+\.md)\b")
 _BARE_JOIN = re.compile(r"\s*(?:\([^()]*\)\s*)?(?:,\s*)?(?:and|&|\+|or)\s*", re.IGNORECASE)
 """What joins a second file to the first: "`a.md` and `b.md`", "`a.md` (default) or `b.md`"."""
+_AND_JOIN = re.compile(r"\s*(?:,\s*)?(?:and|&|\+)\s*", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z*\[`(])")
 _LEAD_CLAUSE = re.compile(r"^\W*(before|when|whenever|while|if|once|after|prior to|ahead of|as soon as|for|on|"
                           r"during|at)\b|\b(before|when|whenever|prior to|ahead of)\b", re.IGNORECASE)
@@ -71,10 +73,19 @@ _MAYBE = re.compile(r"\b(?:if|where|when) (?:it|they|one|the file|such a file) (
                     r"\bif (?:present|any)\b", re.IGNORECASE)
 _COMMAND_ONLY = re.compile(r"^\W*`?/[\w:-]+`?\W*$")
 _ASIDE = re.compile(r"\(\s*(?:see|cf\.?)(?:\s+also)?\s*$", re.IGNORECASE)
+_EXAMPLE_ASIDE = re.compile(r"\(\s*(?:e\.g\.|for example|for instance)[^()]*$", re.IGNORECASE)
+"""An open "(e.g. …" before a link: the file is an example ("(e.g. `R-1` → `specs/S-1.md`)"), not a route."""
 _READ_LEAD = re.compile(r"^\W*(?:read|load|open|consult)\b[^.]*:\s*$", re.IGNORECASE)
 _EXAMPLE_LEAD = re.compile(r"^[\W_]*(?:examples?|samples?|e\.g\.|for example|for instance)[\W_]*$", re.IGNORECASE)
 _OUTPUT = re.compile(r"\b(?:save[sd]?|writes?|written|output|store[sd]?|create[sd]?|generate[sd]?|keeps?|kept)\b[^.;]*"
                      r"\b(?:to|into|at|as)\b[\s:*]*$", re.IGNORECASE)
+_MAKE_BEFORE = re.compile(r"\b(?:create|write|generate|produce)\s+(?:(?:a|an|the|new)\s+)?$", re.IGNORECASE)
+_MAKE_HEADING = re.compile(r"^\W*(?:step\s+\w+\W+)?(?:generate|create|write|produce|scaffold)\b", re.IGNORECASE)
+"""A section whose heading says the step makes files ("Step 3: Generate the rules"): the files it lists are made."""
+_MAPPED = re.compile(r"^\W*(?:→|->|=>)\s*`(?![^`]*\.md`)[^`]+`")
+"""A file mapped to a name ("`0042-rent.md` → `ENTRY-0042`"): names a file, not when to read it."""
+_SKILL_NAMED = re.compile(r"`([\w.-]+(?::[\w.-]+)?)`|\b([\w.-]+:[\w.-]+)\b|\b([\w-]+)\s+skill\b", re.IGNORECASE)
+_HEADING_LINE = re.compile(r"^#{1,6}\s")
 
 
 @dataclass(frozen=True)
@@ -282,8 +293,22 @@ def _build_links(parts: list[Piece | tuple[str, str, int]], lead: str, base: Pat
             wording = "state"
         links.append(Link(label, target, _resolve(target, base, fallback), wording, gap, clause.strip(), link_side,
                           after))
+    links = _share_trailing_clause(links)
     side: Side = links[0].side if links else "before"
     return links, side, texts[0], tail
+
+
+def _share_trailing_clause(links: list[Link]) -> list[Link]:
+    """"Read `a.md` and `b.md` before X": files joined by a bare "and" to a last file whose clause follows
+    it, with none of their own, all take that clause (alternatives joined by "or" keep their own)."""
+    out = list(links)
+    for i in range(len(out) - 1, 0, -1):
+        later, earlier = out[i], out[i - 1]
+        if later.side != "after" or not _AND_JOIN.fullmatch(later.gap) or earlier.side == "after" or \
+                _LEAD_CLAUSE.search(earlier.gap):
+            continue
+        out[i - 1] = replace(earlier, side="after", clause=later.clause, wording=later.wording)
+    return out
 
 
 def _source_line(text: str, line: int, offset: int) -> str:
@@ -341,7 +366,8 @@ def _table_row(block: Block, file: Path, skill: str, fallback: Path | None) -> R
     column, ids, how = trigger_column(block)
     skipped = f"; ID/step column(s) {sorted(i + 1 for i in ids)} skipped" if ids else ""
     others = [i for i in range(len(cells)) if i != column and i not in ids]
-    rest = [p for i in others for p in (*_mark_links(list(cells[i]), bare=False), Piece("text", " | ", block.line))]
+    rest = [p for i in others for p in (*_without_asides(_mark_links(list(cells[i]), bare=False), examples_only=True),
+                                        Piece("text", " | ", block.line))]
     if rest:
         rest.pop()
     if column is not None and any(isinstance(p, tuple) for p in rest):
@@ -350,7 +376,7 @@ def _table_row(block: Block, file: Path, skill: str, fallback: Path | None) -> R
         why = f"table row: {how}, links in the other cells{skipped}"
     else:
         lone = others[0] if others else 0
-        first = _mark_links(list(cells[lone]), bare=False)
+        first = _without_asides(_mark_links(list(cells[lone]), bare=False), examples_only=True)
         if not any(isinstance(p, tuple) for p in first):
             return None
         links, side, lead, _ = _build_links(first, "", file.parent, fallback)
@@ -412,12 +438,14 @@ def _sentence_row(sentence: list[Piece], block: Block, file: Path, skill: str, f
                section=block.section), ""
 
 
-def _without_asides(parts: list[Piece | tuple[str, str, int]]) -> list[Piece | tuple[str, str, int]]:
-    """PARTS with each link written as an aside ("(see `y.md` → Part)") turned back into text."""
+def _without_asides(parts: list[Piece | tuple[str, str, int]], *,
+                    examples_only: bool = False) -> list[Piece | tuple[str, str, int]]:
+    """PARTS with each link written as an aside ("(see `y.md` → Part)", or only, EXAMPLES_ONLY, an example
+    "(e.g. … `y.md`)") turned back into text."""
     out: list[Piece | tuple[str, str, int]] = []
     before = ""
     for part in parts:
-        if isinstance(part, tuple) and _ASIDE.search(before):
+        if isinstance(part, tuple) and (_EXAMPLE_ASIDE.search(before) or not examples_only and _ASIDE.search(before)):
             part = Piece("text", f"`{part[0]}`", part[2])
         out.append(part)
         before += part[0] if isinstance(part, tuple) else _text([part])
@@ -425,29 +453,73 @@ def _without_asides(parts: list[Piece | tuple[str, str, int]]) -> list[Piece | t
 
 
 def _written(block: Block) -> set[str]:
-    """Markdown paths BLOCK says the Skill keeps or writes ("Keep a capsule at `decisions.md`")."""
+    """Markdown paths BLOCK says the Skill keeps or writes ("Keep a capsule at `decisions.md`", "Create
+    `PLAN.md` at the root", a list item that starts with a file under a "Generate the rules" heading)."""
     found: set[str] = set()
     before = ""
+    makes = bool(_MAKE_HEADING.match(block.section))
     for piece in block.cells[0]:
         target = piece.text if piece.kind == "code" else piece.href if piece.kind == "link" else ""
-        if _MD_PATH.match(target) and _OUTPUT.search(before):
+        leads = makes and block.kind == "item" and not before.strip(" *_")
+        if _MD_PATH.match(target) and (leads or _OUTPUT.search(before) or _MAKE_BEFORE.search(before)):
             found.add(target)
         before += f"`{piece.text}`" if piece.kind == "code" else piece.text
     return found
 
 
-def _drop_written(rows: list[Row], written: set[str], rejected: list[Rejected] | None, text: str) -> list[Row]:
-    """ROWS without links to a missing file the same file says it writes: the Skill's output, not a procedure."""
+def _named_skill_file(target: str, line: int, text: str, file: Path, plugin: Path | None) -> Path | None:
+    """The one file TARGET names in another Skill the text names near LINE ("the migration steps from
+    the `ledger-migrate` skill", "see `books-plugin:fan-out`"): from the section's heading to LINE."""
+    lines = text.split("\n")[:line]
+    start = next((i for i in range(len(lines) - 1, -1, -1) if _HEADING_LINE.match(lines[i])), 0)
+    names = {n for m in _SKILL_NAMED.finditer("\n".join(lines[start:])) for n in m.groups() if n}
+    skills = _skill_folder(file.parent).parent
+    found: set[Path] = set()
+    for name in names:
+        space, _, skill = name.rpartition(":")
+        folders = [skills / skill] if not space else [
+            f for f in (plugin or skills).glob(f"*/skills/{skill}") if f.parent.parent.name == space]
+        found |= {(f / target).resolve() for f in folders if (f / "SKILL.md").is_file() and (f / target).is_file()}
+    return found.pop() if len(found) == 1 else None
+
+
+def _why_unshipped(link: Link, row: Row, written: set[str]) -> str:
+    """Why ROW's missing LINK is no procedure ('' when it is a DANGLING one)."""
+    if link.target in written:
+        return "a file this Skill writes (\"Keep … at `y.md`\"), not a procedure"
+    if _MAPPED.match(link.after):
+        return "a file mapped to a name (\"`0042-x.md` → `ID-0042`\"), not when to read it"
+    if host_path(link.target, Path(".")) is not None:
+        return ""
+    return unshipped(link.target)
+
+
+def _drop_unshipped(rows: list[Row], written: set[str], rejected: list[Rejected] | None, text: str,
+                    file: Path, plugin: Path | None) -> list[Row]:
+    """ROWS whose missing links are resolved in another Skill the text names, or left out when they name
+    no procedure (a file the Skill writes, a template, the user's project file: `linkfiles.unshipped`)."""
     out: list[Row] = []
     for row in rows:
-        kept = tuple(lk for lk in row.links if lk.target not in written or lk.path.is_file())
-        if row.kind == "description" or kept == row.links:
+        kept: list[Link] = []
+        why = ""
+        for lk in row.links:
+            if lk.path.is_file() or TEMPLATE.search(lk.target) and link_exists(lk.target, lk.path):
+                kept.append(lk)
+                continue
+            elsewhere = _named_skill_file(lk.target, row.line, text, file, plugin)
+            reason = "" if elsewhere else _why_unshipped(lk, row, written)
+            if elsewhere:
+                kept.append(replace(lk, path=elsewhere))
+            elif reason:
+                why = why or reason
+            else:
+                kept.append(lk)
+        if row.kind == "description" or tuple(kept) == row.links:
             out.append(row)
         elif kept:
-            out.append(replace(row, links=kept))
+            out.append(replace(row, links=tuple(kept)))
         elif rejected is not None and row.file is not None:
-            rejected.append(Rejected(row.file, row.line, _source_line(text, row.line, 0),
-                                     "a file this Skill writes (\"Keep … at `y.md`\"), not a procedure"))
+            rejected.append(Rejected(row.file, row.line, _source_line(text, row.line, 0), why))
     return out
 
 
@@ -588,7 +660,7 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
         if block.kind == "item" and nested is None and not _PICK_READ.search(item_text) and (
                 _SHOWCASE.search(item_text) or _EXAMPLE_LEAD.match(item_text)):
             nested = (block.depth, item_text)
-    rows = _drop_written(rows, written, rejected, text)
+    rows = _drop_unshipped(rows, written, rejected, text, file, plugin)
     space = plugin_namespace(file, plugin)
     return sorted((replace(r, plugin=space) for r in rows), key=lambda r: r.line)
 

@@ -1,0 +1,127 @@
+"""Paths a Skill names that the plugin could never ship — templates, globs, the user's project files,
+files the Skill makes, names mapped from a file — are no links; a file another named Skill ships is.
+
+Each case is a minimal reproduction, in our own words, of a false DANGLING measured on a public
+marketplace (docs/authoring.md).
+"""
+from pathlib import Path
+
+import pytest
+
+from workbench.core.audit import dangling
+from workbench.core.routing import Rejected, parse_files, parse_text
+
+HEAD = "---\nname: ledger\ndescription: Keep the ledger.\n---\n\n"
+
+
+def _skill(tmp_path: Path, name: str = "ledger", files: tuple[str, ...] = ()) -> Path:
+    skill = tmp_path / "plug/skills" / name / "SKILL.md"
+    skill.parent.mkdir(parents=True, exist_ok=True)
+    skill.write_text(HEAD.replace("ledger", name, 1))
+    for rel in files:
+        (skill.parent / rel).parent.mkdir(parents=True, exist_ok=True)
+        (skill.parent / rel).write_text(f"# {rel}\n")
+    return skill
+
+
+def _links(body: str, skill: Path, rejected: list[Rejected] | None = None) -> list[list[str]]:
+    rows = parse_text(HEAD + body, skill, plugin=skill.parents[2], rejected=rejected)
+    return [[lk.target for lk in r.links] for r in rows if r.kind != "description"]
+
+
+@pytest.mark.parametrize(("body", "why"), [
+    ("1. Put the notes **in the workspace**: `<repo>/scratch/<topic>/notes.md`.\n", "template"),
+    ("2. Build the file name: `YYYY-MM-DD-<short-title>.md`\n", "template"),
+    ("- **Specs**: Read `docs/specs/*.md` for the requirements\n", "glob"),
+    ("- `$LEDGER_DIR/accounts.md`: the chart of accounts\n", "template"),
+    ("1. Read the plan: `plans/{plan-id}.md`\n", "template"),
+    ("- Format: `NNNN-short-title.md` (e.g., `0007-opening-balance.md`)\n", "template"),
+    ("- `**/LEDGER.md` - every ledger in the tree\n", "glob"),
+])
+def test_a_template_or_glob_path_is_no_link(tmp_path: Path, body: str, why: str) -> None:
+    rejected: list[Rejected] = []
+    assert _links(body, _skill(tmp_path), rejected) == []
+    assert any(why in r.why for r in rejected), [r.why for r in rejected]
+
+
+@pytest.mark.parametrize("body", [
+    "- **A posted entry can still be wrong.** The full review playbook: `.claude/rules/ledger-review.md`.\n",
+    "Read `.claude/ledger.local.md` (the project's, then the one in your home folder) before you post.\n",
+    "Before closing the month, read `tmp/ledger-audit/summary.md`.\n",
+    "Before posting, see `repos/.claude/rules/posting.md` for the house rules.\n",
+    "1. **Parse the current docs**:\n   - `.claude/skills/CLAUDE.md` - the skill catalog\n",
+])
+def test_a_file_of_the_users_project_is_no_link(tmp_path: Path, body: str) -> None:
+    rejected: list[Rejected] = []
+    assert _links(body, _skill(tmp_path), rejected) == []
+    assert any("the user's project" in r.why for r in rejected), [r.why for r in rejected]
+
+
+def test_a_broken_markdown_link_up_the_tree_stays_dangling(tmp_path: Path) -> None:
+    skill = _skill(tmp_path)
+    body = "Before posting, see [posting rules](../../.claude/rules/posting.md).\n"
+    assert _links(body, skill) == [["../../.claude/rules/posting.md"]]
+
+
+def test_a_file_the_skill_creates_is_no_procedure(tmp_path: Path) -> None:
+    body = ("3. Write the plan: Create `CLOSE_PLAN.md` at the repo root\n\n"
+            "## Step 4\n\n1. Read `CLOSE_PLAN.md`\n")
+    rejected: list[Rejected] = []
+    assert _links(body, _skill(tmp_path), rejected) == []
+    assert any("writes" in r.why for r in rejected)
+
+
+def test_files_listed_under_a_generate_heading_are_outputs(tmp_path: Path) -> None:
+    body = ("### Step 2: Generate three rules in `.claude/rules/`\n\n"
+            "1. **`posting-rules.md`** - How entries are posted\n"
+            "2. **`closing-rules.md`** - How a month is closed\n\n"
+            "- Before posting, take the wording from [checks](checks.md)\n")
+    skill = _skill(tmp_path, files=("checks.md",))
+    assert _links(body, skill) == [["checks.md"]]
+
+
+@pytest.mark.parametrize("body", [
+    "1. Take the number from the file name: `0042-rent.md` → `ENTRY-0042`\n",
+    "- `skills/post-entry/SKILL.md` → `post:` prefix\n",
+    "| open / missing | The spec whose `ref` matches (e.g. `R-1.2` → `docs/specs/SPEC-001.md`) |\n",
+])
+def test_a_file_named_only_as_an_example_or_mapped_to_a_name_is_no_link(tmp_path: Path, body: str) -> None:
+    table = "| state | where |\n|---|---|\n" if body.startswith("|") else ""
+    assert _links(table + body, _skill(tmp_path)) == []
+
+
+def test_a_file_another_named_skill_ships_resolves_there(tmp_path: Path) -> None:
+    _skill(tmp_path, "ledger-migrate", files=("steps/v1-to-v2.md",))
+    skill = _skill(tmp_path)
+    body = ("6. **Run the migration**:\n"
+            "   - Read the migration steps from the `ledger-migrate` skill\n"
+            "   - Before moving v1 books to v2: Load `steps/v1-to-v2.md`\n"
+            "   - Before moving v2 books to v3: Load `steps/v2-to-v3.md`\n")
+    rows = [r for r in parse_text(HEAD + body, skill, plugin=skill.parents[2]) if r.kind != "description"]
+    paths = {r.links[0].target: r.links[0].path for r in rows}
+    assert paths["steps/v1-to-v2.md"] == (tmp_path / "plug/skills/ledger-migrate/steps/v1-to-v2.md").resolve()
+    assert not paths["steps/v2-to-v3.md"].exists()  # no Skill ships it: still DANGLING
+
+
+def test_a_namespaced_skill_reference_resolves_in_that_plugin(tmp_path: Path) -> None:
+    other = tmp_path / "market/books-plugin/skills/fan-out/references/limits.md"
+    other.parent.mkdir(parents=True)
+    other.write_text("# limits\n")
+    (other.parents[1] / "SKILL.md").write_text(HEAD.replace("ledger", "fan-out", 1))
+    skill = tmp_path / "market/books-plugin/skills/ledger/SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text(HEAD)
+    body = ("Moved to a skill: see `books-plugin:fan-out` (§ Limits → `references/limits.md`) before starting"
+            " more than three agents.\n")
+    rows = [r for r in parse_text(HEAD + body, skill, plugin=tmp_path / "market") if r.kind != "description"]
+    assert [lk.path for r in rows for lk in r.links] == [other.resolve()]
+
+
+def test_audit_counts_only_the_true_dangling(tmp_path: Path) -> None:
+    skill = _skill(tmp_path, files=("checks.md",))
+    skill.write_text(HEAD + "- Before posting, read [checks](checks.md)\n"
+                     "- Before closing, read `missing-close.md`\n"
+                     "- Name it `YYYY-MM-<slug>.md`\n"
+                     "- Before reconciling, read `.claude/rules/reconcile.md`\n")
+    found = dangling(parse_files([skill], plugin=skill.parents[2]))
+    assert [f.message for f in found] == ["missing-close.md does not exist"]

@@ -1,0 +1,55 @@
+"""Whether a path a Skill names is a file the plugin ships, one it could never ship, or a missing one.
+
+A link exists when its file does, compared case-sensitively, or, for a templated path
+(`references/{language}.md`, `<name>.md`, `guides/*.md`), when any file matches it.
+
+A path that matches nothing is DANGLING only when the plugin could have shipped it. These name
+what the agent will find or make in the user's own project instead (`unshipped`):
+- a template or glob: `<repo>/scratch/<topic>/notes.md`, `plans/{plan-id}.md`, `$LEDGER_DIR/x.md`,
+  `YYYY-MM-DD-<title>.md`, `NNNN-title.md`, `docs/specs/*.md`, `**/CHANGELOG.md`;
+- a file of the project the agent works in: under a host's project folder (`.claude/rules/x.md`,
+  `repos/.claude/x.md`, `.github/x.md`), in the home folder (`~/…`) or in a scratch folder (`tmp/…`).
+A path that climbs out of its folder (`../../.claude/rules/x.md`) is the author's own link and stays
+DANGLING when broken.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+TEMPLATE = re.compile(r"\{[^}/]*\}|<[^>/]*>|\*+")
+"""The parts of a templated path that stand for any name."""
+_PLACEHOLDER = re.compile(r"[{}<>*?$]|(?<![A-Za-z])(?:YYYY|YY|MM|DD|HH|N{2,}|X{3,})(?![A-Za-z])")
+_PROJECT_FOLDERS = frozenset({".claude", ".codex", ".gemini", ".opencode", ".grok", ".github", ".cursor", ".vscode"})
+_SCRATCH = frozenset({"~", "tmp", ".tmp"})
+
+
+def exists_exactly(path: Path) -> bool:
+    """PATH is a file whose every component matches case-sensitively (also on case-folding disks)."""
+    if not path.is_file():
+        return False
+    parent = path.parent
+    return path.name in {p.name for p in parent.iterdir()} if parent.is_dir() else False
+
+
+def link_exists(target: str, path: Path) -> bool:
+    """The linked file exists; a templated path (`{language}/x.md`, `<name>.md`) exists when any file matches."""
+    if TEMPLATE.search(target):
+        pattern = TEMPLATE.sub("*", path.as_posix())
+        root = Path(pattern.split("*", 1)[0]).parent
+        return root.is_dir() and any(root.glob(pattern[len(root.as_posix()) + 1:]))
+    return exists_exactly(path)
+
+
+def unshipped(target: str) -> str:
+    """Why TARGET, a path that matches no file, names something no plugin ships ('' when it may be one)."""
+    parts = target.split("#")[0].split("/")
+    if "*" in target or "?" in target:
+        return f"a glob (`{target}`) over the user's project, not a procedure"
+    if _PLACEHOLDER.search(target):
+        return f"a template (`{target}`): a name the agent fills in, not a procedure"
+    folders = parts[1:] if parts[0] == "." else parts
+    if ".." not in folders and (folders[0] in _SCRATCH or any(p in _PROJECT_FOLDERS for p in folders[:-1])):
+        return f"a file of the user's project (`{target}`), not a procedure the plugin ships"
+    return ""
