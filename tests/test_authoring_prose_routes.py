@@ -112,3 +112,9 @@ def test_a_file_with_its_own_clause_keeps_it_before_a_shared_one() -> None:
     body = "When grading, read `intake.md` and `scoring.md` before posting.\n"
     rows = [r for r in parse_text(HEAD + body, Path("/plug/skills/forms/SKILL.md")) if r.kind != "description"]
     assert [lk.side for r in rows for lk in r.links][0] == "before"
+
+
+def test_a_file_after_a_topic_keeps_the_topic_before_a_shared_clause() -> None:
+    body = "4. **Grade in passes**, one form per pass — `passes.md`, and `stalls.md` when a pass stalls.\n"
+    rows = [r for r in parse_text(HEAD + body, Path("/plug/skills/forms/SKILL.md")) if r.kind != "description"]
+    assert [(lk.target, lk.side) for r in rows for lk in r.links] == [("passes.md", "before"), ("stalls.md", "after")]

@@ -300,12 +300,13 @@ def _build_links(parts: list[Piece | tuple[str, str, int]], lead: str, base: Pat
 
 def _share_trailing_clause(links: list[Link]) -> list[Link]:
     """"Read `a.md` and `b.md` before X": files joined by a bare "and" to a last file whose clause follows
-    it, with none of their own, all take that clause (alternatives joined by "or" keep their own)."""
+    it, with nothing before them but the read, all take that clause ("Topic — `a.md`, and `b.md` when X" and
+    alternatives joined by "or" keep their own)."""
     out = list(links)
     for i in range(len(out) - 1, 0, -1):
         later, earlier = out[i], out[i - 1]
-        if later.side != "after" or not _AND_JOIN.fullmatch(later.gap) or earlier.side == "after" or \
-                _LEAD_CLAUSE.search(earlier.gap):
+        if later.side != "after" or not _AND_JOIN.fullmatch(later.gap) or earlier.side == "after" or not (
+                _BARE_READ.match(earlier.gap) or _AND_JOIN.fullmatch(earlier.gap) or not earlier.gap.strip(" *_")):
             continue
         out[i - 1] = replace(earlier, side="after", clause=later.clause, wording=later.wording)
     return out
