@@ -4,12 +4,16 @@ files the Skill makes, names mapped from a file — are no links; a file another
 Each case is a minimal reproduction, in our own words, of a false DANGLING measured on a public
 marketplace (docs/authoring.md).
 """
+import json
 from pathlib import Path
 
 import pytest
 
+from workbench.cli import main
 from workbench.core.audit import dangling
 from workbench.core.routing import Rejected, parse_files, parse_text
+from workbench.core.workspace import load_workspace
+from workbench.tui.data import WorkspaceView, lint_edit
 
 HEAD = "---\nname: ledger\ndescription: Keep the ledger.\n---\n\n"
 
@@ -125,3 +129,44 @@ def test_audit_counts_only_the_true_dangling(tmp_path: Path) -> None:
                      "- Before reconciling, read `.claude/rules/reconcile.md`\n")
     found = dangling(parse_files([skill], plugin=skill.parents[2]))
     assert [f.message for f in found] == ["missing-close.md does not exist"]
+
+
+def _books_market(root: Path) -> Path:
+    """A marketplace whose plugin's Skill names a rule kept at the marketplace's root, not in the plugin."""
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin/marketplace.json").write_text(
+        '{"name": "m", "plugins": [{"name": "books", "source": "./books-plugin"}]}\n')
+    (root / "books-plugin/.claude-plugin").mkdir(parents=True)
+    (root / "books-plugin/.claude-plugin/plugin.json").write_text('{"name": "books"}\n')
+    (root / ".claude/rules").mkdir(parents=True)
+    (root / ".claude/rules/posting.md").write_text("# posting\n")
+    skill = root / "books-plugin/skills/ledger/SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text(HEAD + "## See also\n\n- `.claude/rules/posting.md` — before posting an entry\n")
+    return skill
+
+
+def test_a_link_outside_its_own_plugin_is_dangling_in_the_cli_and_the_editor(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    skill = _books_market(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "."]) == 0
+    capsys.readouterr()
+    assert main(["audit", "--json"]) == 0
+    found = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == "DANGLING"]
+    assert [(Path(f["file"]).name, f["row"], f["message"]) for f in found] == [
+        ("SKILL.md", "books:ledger/posting",
+         ".claude/rules/posting.md is outside the plugin books-plugin: an installed plugin does not ship it")]
+    view = WorkspaceView.load(load_workspace(tmp_path))
+    row = next(r for r in view.rows if r.id == "books:ledger/posting")
+    edited = lint_edit(view, row, "- `.claude/rules/posting.md` — before posting or voiding an entry")
+    assert edited is not None and [f.message for f in edited if f.rule == "DANGLING"] == [found[0]["message"]]
+    assert skill.is_file()
+
+
+def test_the_same_link_inside_a_single_plugin_is_no_finding(tmp_path: Path) -> None:
+    skill = _books_market(tmp_path)
+    plugin = skill.parents[2]
+    (plugin / ".claude/rules").mkdir(parents=True)
+    (plugin / ".claude/rules/posting.md").write_text("# posting\n")
+    assert dangling(parse_files([skill], plugin=plugin), plugin) == []

@@ -17,7 +17,7 @@ from pathlib import Path
 from workbench.core.linkfiles import link_exists
 from workbench.core.lint import Finding
 from workbench.core.listing import LIMITS, Entry, Listing, listed_name, listing, not_offered_reason
-from workbench.core.reach import host_starts, own_root, plugin_roots, reachable
+from workbench.core.reach import PROJECT_FILES, host_starts, own_root, plugin_roots, reachable
 from workbench.core.routing import Row
 from workbench.core.session_load import Loaded, hosts, session_load
 from workbench.core.workspace import Workspace
@@ -67,12 +67,20 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
-def dangling(rows: list[Row]) -> list[Finding]:
-    """A finding per link whose file does not exist (case-sensitive; templated paths match a glob)."""
+def dangling(rows: list[Row], plugin: Path | None = None) -> list[Finding]:
+    """A finding per link whose file does not exist (case-sensitive; templated paths match a glob), or,
+    inside the marketplace PLUGIN, lies outside the row's own plugin (each plugin installs on its own, so
+    a link to the marketplace's `.claude/rules/` or to a sibling plugin reaches nothing once installed)."""
+    roots = plugin_roots(plugin) if plugin is not None else []
     out: list[Finding] = []
     for row in rows:
+        own = own_root(row.file, roots) if roots and row.file is not None else None
         for target, path in dict.fromkeys((lk.target, lk.path) for lk in row.links):
             if link_exists(target, path):
+                if own is None or own in path.parents or "/" not in target and target.lower() in PROJECT_FILES:
+                    continue
+                out.append(Finding("DANGLING", "error", f"{target} is outside the plugin {own.name}: an installed "
+                                   "plugin does not ship it", row.file, row.line, row.id))
                 continue
             twin = next((p.name for p in path.parent.iterdir() if p.name.lower() == path.name.lower()),
                         None) if path.parent.is_dir() else None
@@ -202,5 +210,5 @@ def audit(ws: Workspace, rows: list[Row]) -> AuditReport:
     listings, not_offered = plugin_listings(ws, rows)
     over += not_offered
     orphans = unindexed(rows, ws.procedure_files(), plugin=ws.plugin_dir, starts=list(dict.fromkeys(starts)))
-    return AuditReport(empty_globs(ws) + dangling(rows) + orphans + over,
+    return AuditReport(empty_globs(ws) + dangling(rows, ws.plugin_dir) + orphans + over,
                        max(budgets, key=lambda b: b.tokens) if budgets else None, budgets, listings)

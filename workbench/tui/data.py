@@ -176,7 +176,8 @@ def lint_edit(view: WorkspaceView, row: Row, new_text: str) -> list[Finding] | N
     from dataclasses import replace
 
     rows = [replace(r, id=row.id) for r in edited]
-    return lint_rows(rows, max_row_chars=view.ws.config.audit.max_row_chars) + view.moment_lint(rows) + dangling(rows)
+    return (lint_rows(rows, max_row_chars=view.ws.config.audit.max_row_chars) + view.moment_lint(rows)
+            + dangling(rows, view.ws.plugin_dir))
 
 
 def record_files(ws: Workspace) -> list[Path]:
