@@ -105,6 +105,7 @@ def test_a_file_another_named_skill_ships_resolves_there(tmp_path: Path) -> None
     paths = {r.links[0].target: r.links[0].path for r in rows}
     assert paths["steps/v1-to-v2.md"] == (tmp_path / "plug/skills/ledger-migrate/steps/v1-to-v2.md").resolve()
     assert not paths["steps/v2-to-v3.md"].exists()  # no Skill ships it: still DANGLING
+    assert "steps/v1-to-v2.md is in the Skill ledger-migrate the text names" in rows[0].why
 
 
 def test_a_namespaced_skill_reference_resolves_in_that_plugin(tmp_path: Path) -> None:

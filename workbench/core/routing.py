@@ -502,7 +502,7 @@ def _drop_unshipped(rows: list[Row], written: set[str], rejected: list[Rejected]
     out: list[Row] = []
     for row in rows:
         kept: list[Link] = []
-        why = ""
+        why, moved = "", ""
         for lk in row.links:
             if lk.path.is_file() or TEMPLATE.search(lk.target) and link_exists(lk.target, lk.path):
                 kept.append(lk)
@@ -511,6 +511,8 @@ def _drop_unshipped(rows: list[Row], written: set[str], rejected: list[Rejected]
             reason = "" if elsewhere else _why_unshipped(lk, row, written)
             if elsewhere:
                 kept.append(replace(lk, path=elsewhere))
+                named = elsewhere.parents[len(Path(lk.target).parts) - 1].name
+                moved += f"; {lk.target} is in the Skill {named} the text names"
             elif reason:
                 why = why or reason
             else:
@@ -518,7 +520,7 @@ def _drop_unshipped(rows: list[Row], written: set[str], rejected: list[Rejected]
         if row.kind == "description" or tuple(kept) == row.links:
             out.append(row)
         elif kept:
-            out.append(replace(row, links=tuple(kept)))
+            out.append(replace(row, links=tuple(kept), why=row.why + moved))
         elif rejected is not None and row.file is not None:
             rejected.append(Rejected(row.file, row.line, _source_line(text, row.line, 0), why))
     return out
