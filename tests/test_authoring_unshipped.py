@@ -171,3 +171,14 @@ def test_the_same_link_inside_a_single_plugin_is_no_finding(tmp_path: Path) -> N
     (plugin / ".claude/rules").mkdir(parents=True)
     (plugin / ".claude/rules/posting.md").write_text("# posting\n")
     assert dangling(parse_files([skill], plugin=plugin), plugin) == []
+
+
+@pytest.mark.parametrize("body", [
+    "## Where things live\n\n- **Notes:** `CLAUDE.md` in the current working directory\n",
+    "## First\n\nLook in the working directory for:\n- `LEDGER.md` — the open entries\n",
+    "### Load\n\nRead `LEDGER.md` and the `books/` folder. If they don't exist, suggest `/ledger:start` first.\n",
+])
+def test_a_file_the_text_places_in_the_working_directory_is_no_link(tmp_path: Path, body: str) -> None:
+    rejected: list[Rejected] = []
+    assert _links(body, _skill(tmp_path), rejected) == []
+    assert any("user's project" in r.why for r in rejected), [r.why for r in rejected]

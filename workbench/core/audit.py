@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.core.linkfiles import link_exists
+from workbench.core.linkfiles import PROJECT_FILES, link_exists
 from workbench.core.lint import Finding
 from workbench.core.listing import LIMITS, Entry, Listing, listed_name, listing, not_offered_reason
-from workbench.core.reach import PROJECT_FILES, host_starts, own_root, plugin_roots, reachable
+from workbench.core.reach import host_starts, own_root, plugin_roots, reachable
 from workbench.core.routing import Row
 from workbench.core.session_load import Loaded, hosts, session_load
 from workbench.core.workspace import Workspace

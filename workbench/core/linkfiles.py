@@ -7,7 +7,8 @@ A path that matches nothing is DANGLING only when the plugin could have shipped 
 what the agent will find or make in the user's own project instead (`unshipped`):
 - a template or glob: `<repo>/scratch/<topic>/notes.md`, `plans/{plan-id}.md`, `$LEDGER_DIR/x.md`,
   `YYYY-MM-DD-<title>.md`, `NNNN-title.md`, `docs/specs/*.md`, `**/CHANGELOG.md`;
-- a file of the project the agent works in: under a host's project folder (`.claude/rules/x.md`,
+- a file of the project the agent works in: a bare project-file name (`CLAUDE.md`, `AGENTS.md`), one
+  under a host's project folder (`.claude/rules/x.md`,
   `repos/.claude/x.md`, `.github/x.md`), in the home folder (`~/…`) or in a scratch folder (`tmp/…`).
 A path that climbs out of its folder (`../../.claude/rules/x.md`) is the author's own link and stays
 DANGLING when broken.
@@ -18,6 +19,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+PROJECT_FILES = frozenset({"readme.md", "claude.md", "claude.local.md", "agents.md", "gemini.md", "changelog.md",
+                           "contributing.md", "license.md", "security.md", "code_of_conduct.md"})
+"""Names a Skill uses for the user's project files; bare, they never name the plugin's own file."""
 TEMPLATE = re.compile(r"\{[^}/]*\}|<[^>/]*>|\*+")
 """The parts of a templated path that stand for any name."""
 _PLACEHOLDER = re.compile(r"[{}<>*?$]|(?<![A-Za-z])(?:YYYY|YY|MM|DD|HH|N{2,}|X{3,})(?![A-Za-z])")
@@ -50,6 +54,8 @@ def unshipped(target: str) -> str:
     if _PLACEHOLDER.search(target):
         return f"a template (`{target}`): a name the agent fills in, not a procedure"
     folders = parts[1:] if parts[0] == "." else parts
+    if len(folders) == 1 and folders[0].lower() in PROJECT_FILES:
+        return f"the user's project file `{target}` (as `CLAUDE.md`, `AGENTS.md`), not a procedure the plugin ships"
     if ".." not in folders and (folders[0] in _SCRATCH or any(p in _PROJECT_FOLDERS for p in folders[:-1])):
         return f"a file of the user's project (`{target}`), not a procedure the plugin ships"
     return ""

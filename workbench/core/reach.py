@@ -22,13 +22,10 @@ import json
 from pathlib import Path
 
 from workbench.core.errors import InputError
-from workbench.core.linkfiles import TEMPLATE, exists_exactly
+from workbench.core.linkfiles import PROJECT_FILES, TEMPLATE, exists_exactly
 from workbench.core.markdown import Mention, mentions, read_text_lossy
 from workbench.core.routing import host_path
 
-PROJECT_FILES = frozenset({"readme.md", "claude.md", "claude.local.md", "agents.md", "gemini.md", "changelog.md",
-                           "contributing.md", "license.md", "security.md", "code_of_conduct.md"})
-"""Names a Skill uses for the user's project files; bare, they never name the plugin's own file."""
 MANIFESTS = (".claude-plugin/plugin.json", ".codex-plugin/plugin.json")
 
 def _json(path: Path) -> dict[str, object]:

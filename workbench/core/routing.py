@@ -69,7 +69,8 @@ _SHOW_HEADING = re.compile(r"^\W*(?:(?:usage |more |worked )?examples?|example (
 _OUTPUT_HEAD = re.compile(r"^\W*(?:outputs?|produces?|generated|deliverables?|artifacts?|contents)\W*$", re.IGNORECASE)
 _LOCATION = re.compile(r"^\W*(?:(?:file |settings |config )?(?:location|path|name)|filename|stored (?:in|at)|"
                        r"saved? (?:to|as|in))\W*$", re.IGNORECASE)
-_MAYBE = re.compile(r"\b(?:if|where|when) (?:it|they|one|the file|such a file) (?:exists?|is present|are present)\b|"
+_MAYBE = re.compile(r"\b(?:if|where|when) (?:it|they|one|the file|such a file) (?:exists?|is present|are present|"
+                    r"(?:does not|doesn't|do not|don't) exist)\b|"
                     r"\bif (?:present|any)\b", re.IGNORECASE)
 _COMMAND_ONLY = re.compile(r"^\W*`?/[\w:-]+`?\W*$")
 _ASIDE = re.compile(r"\(\s*(?:see|cf\.?)(?:\s+also)?\s*$", re.IGNORECASE)
@@ -86,6 +87,9 @@ _MAPPED = re.compile(r"^\W*(?:→|->|=>)\s*`(?![^`]*\.md`)[^`]+`")
 """A file mapped to a name ("`0042-rent.md` → `ENTRY-0042`"): names a file, not when to read it."""
 _SKILL_NAMED = re.compile(r"`([\w.-]+(?::[\w.-]+)?)`|\b([\w.-]+:[\w.-]+)\b|\b([\w-]+)\s+skill\b", re.IGNORECASE)
 _HEADING_LINE = re.compile(r"^#{1,6}\s")
+_WORKDIR = re.compile(r"\b(?:(?:current|the|your|user's) working director(?:y|ies)|the current directory|"
+                      r"the user's project)\b", re.IGNORECASE)
+"""Words that place the files of a section in the user's project ("Check the working directory for:")."""
 
 
 @dataclass(frozen=True)
@@ -468,12 +472,17 @@ def _written(block: Block) -> set[str]:
     return found
 
 
-def _named_skill_file(target: str, line: int, text: str, file: Path, plugin: Path | None) -> Path | None:
-    """The one file TARGET names in another Skill the text names near LINE ("the migration steps from
-    the `ledger-migrate` skill", "see `books-plugin:fan-out`"): from the section's heading to LINE."""
+def _section_before(text: str, line: int) -> str:
+    """TEXT from the heading above LINE to LINE itself."""
     lines = text.split("\n")[:line]
     start = next((i for i in range(len(lines) - 1, -1, -1) if _HEADING_LINE.match(lines[i])), 0)
-    names = {n for m in _SKILL_NAMED.finditer("\n".join(lines[start:])) for n in m.groups() if n}
+    return "\n".join(lines[start:])
+
+
+def _named_skill_file(target: str, context: str, file: Path, plugin: Path | None) -> Path | None:
+    """The one file TARGET names in another Skill the CONTEXT names ("the migration steps from the
+    `ledger-migrate` skill", "see `books-plugin:fan-out`")."""
+    names = {n for m in _SKILL_NAMED.finditer(context) for n in m.groups() if n}
     skills = _skill_folder(file.parent).parent
     found: set[Path] = set()
     for name in names:
@@ -484,14 +493,17 @@ def _named_skill_file(target: str, line: int, text: str, file: Path, plugin: Pat
     return found.pop() if len(found) == 1 else None
 
 
-def _why_unshipped(link: Link, row: Row, written: set[str]) -> str:
-    """Why ROW's missing LINK is no procedure ('' when it is a DANGLING one)."""
+def _why_unshipped(link: Link, row: Row, written: set[str], context: str) -> str:
+    """Why ROW's missing LINK is no procedure ('' when it is a DANGLING one); CONTEXT is its section so far."""
     if link.target in written:
         return "a file this Skill writes (\"Keep … at `y.md`\"), not a procedure"
     if _MAPPED.match(link.after):
         return "a file mapped to a name (\"`0042-x.md` → `ID-0042`\"), not when to read it"
     if host_path(link.target, Path(".")) is not None:
         return ""
+    if _MAYBE.search(row.text) or _WORKDIR.search(context):
+        return (f"a file of the user's project (`{link.target}`: \"if it exists\", \"the working directory\"), "
+                "not a procedure")
     return unshipped(link.target)
 
 
@@ -507,8 +519,9 @@ def _drop_unshipped(rows: list[Row], written: set[str], rejected: list[Rejected]
             if lk.path.is_file() or TEMPLATE.search(lk.target) and link_exists(lk.target, lk.path):
                 kept.append(lk)
                 continue
-            elsewhere = _named_skill_file(lk.target, row.line, text, file, plugin)
-            reason = "" if elsewhere else _why_unshipped(lk, row, written)
+            context = _section_before(text, row.line)
+            elsewhere = _named_skill_file(lk.target, context, file, plugin)
+            reason = "" if elsewhere else _why_unshipped(lk, row, written, context)
             if elsewhere:
                 kept.append(replace(lk, path=elsewhere))
                 named = elsewhere.parents[len(Path(lk.target).parts) - 1].name
