@@ -118,3 +118,14 @@ def test_a_file_after_a_topic_keeps_the_topic_before_a_shared_clause() -> None:
     body = "4. **Grade in passes**, one form per pass — `passes.md`, and `stalls.md` when a pass stalls.\n"
     rows = [r for r in parse_text(HEAD + body, Path("/plug/skills/forms/SKILL.md")) if r.kind != "description"]
     assert [(lk.target, lk.side) for r in rows for lk in r.links] == [("passes.md", "before"), ("stalls.md", "after")]
+
+
+@pytest.mark.parametrize(("body", "trigger"), [
+    ("1. **Totals do not add up** → a rounding rule was skipped\n   - See: [Rounding](fixes/rounding.md)\n",
+     "Totals do not add up → a rounding rule was skipped"),
+    ("### A form that will not save\n\n- **SYMPTOM:** the save button greys out.\n"
+     "- **CHECK:** `fixes/save.md` — the lock flag.\n", "A form that will not save"),
+])
+def test_a_label_before_a_link_borrows_the_trigger_of_its_parent_or_heading(body: str, trigger: str) -> None:
+    rows = [r for r in parse_text(HEAD + body, Path("/plug/skills/forms/SKILL.md")) if r.kind != "description"]
+    assert [r.trigger for r in rows] == [trigger] and "only a label" in rows[0].why

@@ -72,6 +72,10 @@ _LOCATION = re.compile(r"^\W*(?:(?:file |settings |config )?(?:location|path|nam
 _MAYBE = re.compile(r"\b(?:if|where|when) (?:it|they|one|the file|such a file) (?:exists?|is present|are present|"
                     r"(?:does not|doesn't|do not|don't) exist)\b|"
                     r"\bif (?:present|any)\b", re.IGNORECASE)
+_MAYBE_NEXT = re.compile(r"^\W*if (?:it|they|the files?) (?:exists?|(?:does not|doesn't|do not|don't) exist)\b",
+                         re.IGNORECASE)
+"""A sentence that says the files just named may be missing ("If they don't exist, suggest /start")."""
+_MAYBE_WHY = "a file that may not exist (\"if it exists\"): the user's project file, not a procedure"
 _COMMAND_ONLY = re.compile(r"^\W*`?/[\w:-]+`?\W*$")
 _ASIDE = re.compile(r"\(\s*(?:see|cf\.?)(?:\s+also)?\s*$", re.IGNORECASE)
 _EXAMPLE_ASIDE = re.compile(r"\(\s*(?:e\.g\.|for example|for instance)[^()]*$", re.IGNORECASE)
@@ -404,7 +408,7 @@ def _sentence_row(sentence: list[Piece], block: Block, file: Path, skill: str, f
     if _ANTI.search(whole):
         return None, "an anti-example (don't / never / bad)"
     if _MAYBE.search(whole):
-        return None, "a file that may not exist (\"if it exists\"): the user's project file, not a procedure"
+        return None, _MAYBE_WHY
     links, side, lead, tail = _build_links(parts, "", file.parent, fallback)
     if _EXAMPLE_LEAD.match(lead):
         return None, "an example list (\"Examples: `a.md` for …\"), not a route"
@@ -441,6 +445,16 @@ def _sentence_row(sentence: list[Piece], block: Block, file: Path, skill: str, f
     return Row(skill, trigger.rstrip(" ,.;:"), tuple(links), line, kind=kind, file=file,
                why=f"{'list item' if kind == 'list' else kind}: {why}" if not as_map else why,
                section=block.section), ""
+
+
+def _borrowed_trigger(row: Row, parent: str, section: str, sentence: list[Piece]) -> Row:
+    """ROW, whose own lead is only a label ("- See: [y](y.md)", "**CHECK:** `y.md`"), with the trigger of
+    the list item it is nested in, else of its section's heading, else its own whole text."""
+    for source, where in ((parent, "the item it is nested in"), (section, "its section's heading")):
+        trigger = _CUT.split(source, maxsplit=1)[0].strip(" *_:.")
+        if trigger:
+            return replace(row, trigger=trigger, why=f"{row.why}; only a label before the link: the trigger is {where}")
+    return replace(row, trigger=_text(sentence).strip(" .*_"), why=f"{row.why}; only a label before the link")
 
 
 def _without_asides(parts: list[Piece | tuple[str, str, int]], *,
@@ -501,7 +515,7 @@ def _why_unshipped(link: Link, row: Row, written: set[str], context: str) -> str
         return "a file mapped to a name (\"`0042-x.md` → `ID-0042`\"), not when to read it"
     if host_path(link.target, Path(".")) is not None:
         return ""
-    if _MAYBE.search(row.text) or _WORKDIR.search(context):
+    if _WORKDIR.search(context):
         return (f"a file of the user's project (`{link.target}`: \"if it exists\", \"the working directory\"), "
                 "not a procedure")
     return unshipped(link.target)
@@ -641,8 +655,11 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
     showcase = ""
     nested: tuple[int, str] | None = None  # (depth, lead) of an item whose sub-items are a showcase list
     written: set[str] = set()
+    parents: list[tuple[int, str]] = []  # (depth, text) of the list items the current one is nested in
     for block in blocks(fm.body, offset=fm.offset):
         written |= _written(block)
+        while parents and (block.kind != "item" or parents[-1][0] >= block.depth):
+            parents.pop()
         if block.kind != "item":
             lead = _text(list(block.cells[0])).strip() if block.kind == "paragraph" else ""
             showcase = lead if _SHOWCASE.search(lead) else ""
@@ -662,17 +679,24 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
                    else f"under the heading {block.section!r}: examples or outputs, not a route"
                    if block.kind == "item" and _SHOW_HEADING.match(block.section) and is_skill else "")
         previous: list[Piece] = []
-        for sentence in _sentences(block.cells[0], by_line=not is_skill):
+        sentences = _sentences(block.cells[0], by_line=not is_skill)
+        for index, sentence in enumerate(sentences):
             sentence, previous = _that_file(sentence, previous), sentence
             found, why_not = _sentence_row(sentence, block, file, name, plugin, as_map=not is_skill)
+            if found is not None and index + 1 < len(sentences) and _MAYBE_NEXT.match(_text(sentences[index + 1])):
+                found, why_not = None, _MAYBE_WHY
             if found is not None and context:
                 found, why_not = None, context
+            if found is not None and not found.trigger:
+                found = _borrowed_trigger(found, parents[-1][1] if parents else "", block.section, sentence)
             if found is not None:
                 rows.append(replace(found, text=_source_line(text, found.line, 0)))
             elif rejected is not None and why_not != "no procedure link":
                 line = next((p.line for p in sentence if p.kind != "text"), block.line)
                 rejected.append(Rejected(file, line, _source_line(text, line, 0), why_not))
         item_text = _text(list(block.cells[0])).strip()
+        if block.kind == "item":
+            parents.append((block.depth, item_text))
         if block.kind == "item" and nested is None and not _PICK_READ.search(item_text) and (
                 _SHOWCASE.search(item_text) or _EXAMPLE_LEAD.match(item_text)):
             nested = (block.depth, item_text)
