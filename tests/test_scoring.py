@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.core.models import Call, CallKind, CallStatus, CaseKind, ScoreSpec, Verdict
+from workbench.core.models import Call, CallKind, CallStatus, CaseKind, Score, ScoreSpec, Verdict
 from workbench.core.scoring import infer_kind, overall_verdict, read_paths, score
 
 PROC = "<plugin>/skills/ops/references/writing.md"
@@ -186,3 +186,21 @@ def test_read_basis_follows_the_cases_order_whatever_the_hash_seed() -> None:
     result = score(ScoreSpec(kind="positive", required=required, moment="end"), [call])
     assert list(result.read_basis) == required
     assert all(result.reads[r] == 0 for r in required)
+
+
+def test_the_score_is_the_one_pydantic_would_validate() -> None:
+    """The scorer builds its Score without validation: the same fields, fields set and JSON."""
+    calls = [read(PROC), sh("cat a/index.md b/index.md"), edit()]
+    s = score(spec(required=["writing.md", "a/index.md", "b/index.md"]), calls)
+    again = Score.model_validate(s.model_dump())
+    assert s == again and s.model_fields_set == again.model_fields_set
+    assert s.model_dump_json() == again.model_dump_json() and s.reads["a/index.md"] == 1
+
+
+def test_a_read_path_met_again_counts_for_the_same_required_files() -> None:
+    """Read paths are remembered per required set: the second record reading them scores as the first."""
+    required = ["research/index.md", "grilling/index.md"]
+    calls = [read("<plugin>/workflows/grilling/index.md"), sh("cat x/research/index.md")]
+    first, second = (score(spec("negative", required), calls) for _ in range(2))
+    assert first.verdicts == second.verdicts == {"research/index.md": "opened", "grilling/index.md": "opened"}
+    assert score(spec("negative", ["index.md"]), calls[:1]).verdicts == {"index.md": "opened"}

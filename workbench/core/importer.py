@@ -9,6 +9,7 @@ lack many fields; nothing here requires them.
 from __future__ import annotations
 
 import functools
+from collections.abc import Collection
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
@@ -31,6 +32,9 @@ TRANSFORMED = ("host", "model", "calls", "usage", "verdict", "discarded", "first
 DIRECT = ("condition", "effort", "arm", "source", "batch", "target", "kind", "run", "required_read_at",
           "moment_at", "entry_loaded_at", "tool_calls", "failed_calls", "login_files_changed")
 _NOT_AS_EXTRA = frozenset(TRANSFORMED + DIRECT)
+_LEAN_SKIPS = frozenset(("host", "model", "effort", "condition", "overall", "stored_verdict", "usage", "discarded",
+                         "published"))
+"""Converted fields a lean view (`convert_fields(only=...)`) that names none of them is spared."""
 
 
 def is_agentsmd(obj: dict[str, Any]) -> bool:
@@ -119,9 +123,11 @@ def validated(model: type[M], data: dict[str, Any], *, file: str | None = None, 
         raise InputError(first["msg"] if first else str(err), file=file, line=line, field=where) from None
 
 
-def convert_fields(obj: dict[str, Any], *, file: str | None = None, line: int | None = None) -> dict[str, Any]:
+def convert_fields(obj: dict[str, Any], *, file: str | None = None, line: int | None = None,
+                   only: Collection[str] | None = None) -> dict[str, Any]:
     """One AgentsMD line as the fields of a RunRecord, not yet validated; InputError for a field whose
-    shape cannot be converted."""
+    shape cannot be converted. ONLY (a lean view's field names) limits the result to those fields, each
+    converted exactly as for the whole record; the shape checks run whatever it names."""
     raw_calls = obj.get("calls") or []
     failed_raw = obj.get("failed_calls")
     indexes_ok = isinstance(failed_raw, list) and all(isinstance(i, int) for i in failed_raw)
@@ -134,29 +140,30 @@ def convert_fields(obj: dict[str, Any], *, file: str | None = None, line: int | 
         raise InputError("must be an object of file -> verdict", file=file, line=line, field="verdict")
     stored = {str(k): str(v) for k, v in (stored or {}).items()}
     verdict = {k: VERDICT_NAMES.get(v, v) for k, v in stored.items()}
-    model, effort = split_model(obj)
-    moment_at = obj.get("moment_at", obj.get("first_edit"))
-    data: dict[str, Any] = {k: v for k, v in obj.items() if k not in _NOT_AS_EXTRA}
+    data: dict[str, Any] = {k: v for k, v in obj.items()
+                            if k not in _NOT_AS_EXTRA and (only is None or k in only)}
     data.update({k: obj[k] for k in DIRECT if k in obj and obj[k] is not None})
-    kind = str(obj.get("kind", ""))
-    overall = overall_of(kind, verdict)
     data.update(
-        host=HOSTS.get(str(obj.get("host")), obj.get("host")),
-        model=model,
-        effort=effort,
-        condition=obj.get("condition", "unknown"),
         required=list(obj.get("required_read_at") or stored),
         calls=calls,
         moment=None,
-        moment_at=moment_at,
+        moment_at=obj.get("moment_at", obj.get("first_edit")),
         verdict=verdict,
-        overall=overall,
-        stored_verdict=stored,
-        usage=convert_usage(obj.get("usage")),
-        discarded=convert_marking(obj.get("discarded")),
         provenance={"imported_from": SOURCE, "status_unknown": failed_raw is None},
-        published={k: obj[k] for k in TRANSFORMED if k in obj},
     )
-    if overall == "no-output":
+    if only is None or not _LEAN_SKIPS.isdisjoint(only):
+        model, effort = split_model(obj)
+        data.update(
+            host=HOSTS.get(str(obj.get("host")), obj.get("host")),
+            model=model,
+            effort=effort,
+            condition=obj.get("condition", "unknown"),
+            overall=overall_of(str(obj.get("kind", "")), verdict),
+            stored_verdict=stored,
+            usage=convert_usage(obj.get("usage")),
+            discarded=convert_marking(obj.get("discarded")),
+            published={k: obj[k] for k in TRANSFORMED if k in obj},
+        )
+    if "no-output" in verdict.values():  # the overall verdict by the scorer's rule
         data.update(valid=False, invalid_reason="no-output")
     return data

@@ -85,6 +85,31 @@ def _by_base(required: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     return {base: tuple(reqs) for base, reqs in out.items()}
 
 
+_CLAIMS_KEPT = 8192
+"""Read paths remembered per required set before its memo starts over (memory stays bounded)."""
+
+
+@functools.lru_cache(maxsize=512)
+def _claims_memo(required: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    """Read path -> the required files (of REQUIRED) it counts as a read of, filled by `_claims`: the
+    records of a file read the same paths against the same few required sets."""
+    return {}
+
+
+def _claims(path: str, required: tuple[str, ...], memo: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The required files a successful read of PATH counts for: compared only with those of the same
+    base name (globs with all), each by path suffix (`read_evidence`); remembered in MEMO."""
+    got = memo.get(path)
+    if got is None:
+        parts = segments(path)
+        base = parts[-1] if parts else path
+        candidates = required if _GLOB_CHARS.intersection(base) else _by_base(required).get(base, ())
+        if len(memo) >= _CLAIMS_KEPT:
+            memo.clear()
+        got = memo[path] = frozenset(r for r in candidates if suffix_match(path, r))
+    return got
+
+
 def read_evidence(required: Sequence[str], calls: Sequence[Call]
                   ) -> tuple[dict[str, int | None], dict[str, ReadBasis], list[EvidenceConflict]]:
     """First successful read of each required file (keyed as given), the basis of each, and every
@@ -98,25 +123,30 @@ def read_evidence(required: Sequence[str], calls: Sequence[Call]
     found: dict[str, int | None] = dict.fromkeys(required)
     basis: dict[str, ReadBasis] = {}
     conflicts: list[EvidenceConflict] = []
-    by_base = _by_base(tuple(found))
+    keys = tuple(found)
+    memo = _claims_memo(keys)
     missing = set(found)
     for i, call in enumerate(calls):
-        if not missing and not call.evidence:
-            continue
-        claimed: set[str] = set()
-        for path in read_paths(call):
-            parts = segments(path)
-            base = parts[-1] if parts else path
-            candidates = found if _GLOB_CHARS.intersection(base) else by_base.get(base, ())
-            claimed.update(r for r in candidates if suffix_match(path, r))
         if not call.evidence:  # no content evidence: the command analysis (or tool status) decides
+            if not missing:
+                continue
+            paths = read_paths(call)
+            if not paths:
+                continue
+            newly = missing.intersection(_claims(paths[0], keys, memo))
+            for path in paths[1:]:
+                newly.update(missing.intersection(_claims(path, keys, memo)))
+            if not newly:
+                continue
             by_command: ReadBasis = "tool-status" if call.kind == "read" else "command"
-            newly = claimed & missing
-            for req in found if newly else ():  # in the case's order: read_basis is stored as built
+            for req in found:  # in the case's order: read_basis is stored as built
                 if req in newly:
                     found[req], basis[req] = i, by_command
             missing -= newly
             continue
+        claimed: set[str] = set()
+        for path in read_paths(call):
+            claimed.update(_claims(path, keys, memo))
         for req in found:
             did_read, why, conflict = judge_read(call, req, req in claimed)
             if conflict is not None:
@@ -246,6 +276,18 @@ def score(spec: ScoreSpec, calls: Sequence[Call], *, moment_at: int | None | _Un
             verdicts[key] = "fired" if at is not None and is_before(calls, at, moment_at, order) else "skip"
     overall: Verdict = overall_verdict(spec.kind, verdicts) if model_output else "no-output"
     who = fired_by(calls, reads) if overall == "fired" else None
-    return Score(fired_by=who, reads=reads, verdicts=verdicts, overall=overall, moment_at=moment_at,
-                 entry_loaded_at=entry_loaded_at(spec, calls), order_basis=order, read_basis=basis,
-                 moment_basis=moment_basis, conflicts=conflicts)
+    return _new_score(reads=reads, verdicts=verdicts, overall=overall, moment_at=moment_at,
+                      entry_loaded_at=entry_loaded_at(spec, calls), order_basis=order, read_basis=basis,
+                      moment_basis=moment_basis, conflicts=conflicts, fired_by=who)
+
+
+def _new_score(**fields: object) -> Score:
+    """`Score(**fields)` for the scorer's own values, every field given in the model's order and of
+    its exact type (built here), so pydantic's validation would keep them as they are; it is skipped
+    (about 1.4 µs a record of a rescored file, out of 2.2). Score keeps no extra fields."""
+    new = Score.__new__(Score)
+    object.__setattr__(new, "__dict__", fields)
+    object.__setattr__(new, "__pydantic_extra__", None)
+    object.__setattr__(new, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(new, "__pydantic_private__", None)
+    return new
