@@ -194,7 +194,7 @@ def parse_as(view: type[V], text: str, *, file: str, line: int, calls: bool = Tr
     obj = loads(text)
     if isinstance(obj, dict) and importer.is_agentsmd(obj):
         source = obj if calls else {k: v for k, v in obj.items() if k != "calls"}
-        fields = importer.convert_fields(source, file=file, line=line, only=view.model_fields)
+        fields = importer.convert_fields(source, file=file, line=line, only=importer.view_fields(view))
         return importer.validated(view, fields, file=file, line=line)
     return parse_record(obj, file=file, line=line)
 
