@@ -36,14 +36,20 @@ SCORER_RULES = 5
 
 def read_paths(call: Call) -> list[str]:
     """Paths a call SUCCESSFULLY read: a Read tool that returned ok, or a shell reader not refused."""
-    if call.kind == "read":
-        return [call.path] if call.status == "ok" and call.path else []
-    if call.kind != "shell" or call.status == "denied" or not call.command:
-        return []
+    return list(_read_paths(call))
+
+
+def _read_paths(call: Call) -> tuple[str, ...]:
+    """`read_paths`, as the shell analysis's remembered tuple where it can be (for callers that only look)."""
+    kind = call.kind
+    if kind == "read":
+        return (call.path,) if call.status == "ok" and call.path else ()
+    if kind != "shell" or call.status == "denied" or not call.command:
+        return ()
     reads = reads_of(call.command)
     if not call.unreadable:
-        return list(reads)
-    return [p for p in reads if not any(either_suffix(p, u) for u in call.unreadable)]
+        return reads
+    return tuple(p for p in reads if not any(either_suffix(p, u) for u in call.unreadable))
 
 
 def content_of(call: Call, required: str) -> ContentEvidence | None:
@@ -130,7 +136,7 @@ def read_evidence(required: Sequence[str], calls: Sequence[Call]
         if not call.evidence:  # no content evidence: the command analysis (or tool status) decides
             if not missing:
                 continue
-            paths = read_paths(call)
+            paths = _read_paths(call)
             if not paths:
                 continue
             newly = missing.intersection(_claims(paths[0], keys, memo))
@@ -145,7 +151,7 @@ def read_evidence(required: Sequence[str], calls: Sequence[Call]
             missing -= newly
             continue
         claimed: set[str] = set()
-        for path in read_paths(call):
+        for path in _read_paths(call):
             claimed.update(_claims(path, keys, memo))
         for req in found:
             did_read, why, conflict = judge_read(call, req, req in claimed)
@@ -190,6 +196,8 @@ def _names_skill(call: Call, skill: str) -> bool:
 
 def entry_loaded_at(spec: ScoreSpec, calls: Sequence[Call]) -> int | None:
     """First successful Skill call naming the entry skill, or first successful read of the entry file."""
+    if not (spec.entry_skill or spec.entry_file):
+        return None
     for i, call in enumerate(calls):
         if spec.entry_skill and call.kind == "skill" and call.status == "ok" and _names_skill(
                 call, spec.entry_skill):
