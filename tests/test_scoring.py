@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from workbench.core.models import Call, CallKind, CallStatus, CaseKind, Score, ScoreSpec, Verdict
-from workbench.core.scoring import infer_kind, overall_verdict, read_paths, score
+from workbench.core.paths import segments
+from workbench.core.scoring import _may_read, infer_kind, overall_verdict, read_paths, score
+from workbench.core.shell import reads_of
 
 PROC = "<plugin>/skills/ops/references/writing.md"
 
@@ -204,3 +209,31 @@ def test_a_read_path_met_again_counts_for_the_same_required_files() -> None:
     first, second = (score(spec("negative", required), calls) for _ in range(2))
     assert first.verdicts == second.verdicts == {"research/index.md": "opened", "grilling/index.md": "opened"}
     assert score(spec("negative", ["index.md"]), calls[:1]).verdicts == {"index.md": "opened"}
+
+
+SPELLED = ["cat prose.md", "cat 'pro'\"se\".md", "cat pro\\\nse.md", "cd skills/x && cat ./prose.md",
+           "python -c \"open('skills/prose.md').read()\"", "sed -n 1,5p <plugin>/skills/prose.md | head"]
+EXPANDED = ["cat $P", "cat pro*.md", "cat {prose,style}.md", "cat `ls`", "cat $'pro\\x73e.md'", "cat pro?e.md"]
+
+
+@pytest.mark.parametrize("command", SPELLED + EXPANDED)
+def test_a_command_that_may_read_a_file_is_analyzed(command: str) -> None:
+    """The analysis is skipped only for a command that can read none of the files (`_may_read`)."""
+    assert _may_read(command, ["prose.md"])
+    assert _may_read(command, ["style.md"]) is (command in EXPANDED)
+
+
+def test_every_read_the_analysis_finds_is_one_may_read_lets_through() -> None:
+    """Over every shell command of the published records and the demo batch: the last segment of each
+    read path is a name `_may_read` sees, so skipping the analysis never drops a read."""
+    root = Path(__file__).resolve().parent.parent
+    lines = [line for path in [*sorted((root / "tests" / "data" / "conformance").glob("*/*.jsonl")),
+                               root / "records" / "demo-batch.jsonl"]
+             for line in path.read_text().splitlines() if line.strip()]
+    commands = {c[1] for line in lines for c in json.loads(line).get("calls", [])
+                if isinstance(c, list) and len(c) > 1 and c[0] == "Bash"}
+    commands |= {c["command"] for line in lines for c in json.loads(line).get("calls", [])
+                 if isinstance(c, dict) and c.get("command")}
+    reads = [(command, path) for command in commands for path in reads_of(command)]
+    assert len(commands) > 2000 and len(reads) > 1000
+    assert [(c, p) for c, p in reads if segments(p) and not _may_read(c, [segments(p)[-1]])] == []

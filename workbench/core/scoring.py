@@ -7,6 +7,7 @@ same way everywhere. Rules and the measurement error each prevents: docs/scoring
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping, Sequence
 
 from workbench.core.hostinfo import infer_kind as infer_kind  # the importer's vocabulary lives with the hosts
@@ -116,6 +117,28 @@ def _claims(path: str, required: tuple[str, ...], memo: dict[str, frozenset[str]
     return got
 
 
+@functools.lru_cache(maxsize=512)
+def _bases(required: tuple[str, ...]) -> tuple[str, ...]:
+    """The base names of REQUIRED (`_by_base`)."""
+    return tuple(_by_base(required))
+
+
+_EXPANDS = re.compile(r"[*?\[{$`]")
+"""What lets a shell word become a name the command's text does not spell: a glob, a brace, a
+variable or command substitution, ANSI-C quoting."""
+
+
+def _may_read(command: str, bases: Sequence[str]) -> bool:
+    """False when the shell analysis of COMMAND cannot find a read of a file named one of BASES, so it
+    need not run (about 150 µs a new command; most commands of a file of records are new): every path
+    it reads ends in a word of the command, which, with no expansion in the text (`_EXPANDS`), is that
+    text with its quotes and backslashes taken out. Conservative: True whenever a base name appears."""
+    if _EXPANDS.search(command):
+        return True
+    flat = command.replace("\\\n", "").replace("\\", "").replace('"', "").replace("'", "")
+    return any(base in flat for base in bases)
+
+
 def read_evidence(required: Sequence[str], calls: Sequence[Call]
                   ) -> tuple[dict[str, int | None], dict[str, ReadBasis], list[EvidenceConflict]]:
     """First successful read of each required file (keyed as given), the basis of each, and every
@@ -136,6 +159,8 @@ def read_evidence(required: Sequence[str], calls: Sequence[Call]
         if not call.evidence:  # no content evidence: the command analysis (or tool status) decides
             if not missing:
                 continue
+            if call.kind == "shell" and call.command and not _may_read(call.command, _bases(keys)):
+                continue  # no shell analysis of a command that names none of the files
             paths = _read_paths(call)
             if not paths:
                 continue
