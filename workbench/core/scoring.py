@@ -6,6 +6,7 @@ same way everywhere. Rules and the measurement error each prevents: docs/scoring
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import re
 from collections.abc import Mapping, Sequence
@@ -123,20 +124,31 @@ def _bases(required: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(_by_base(required))
 
 
-_EXPANDS = re.compile(r"[*?\[{$`]")
-"""What lets a shell word become a name the command's text does not spell: a glob, a brace, a
-variable or command substitution, ANSI-C quoting."""
+_EXPANDS = re.compile(r"[\[{$`]")
+"""What lets a shell word become a name the command's text does not spell: a bracket glob, a brace, a
+variable or command substitution, ANSI-C quoting (`*` and `?` globs are matched, `_may_read`)."""
+_PIECES = re.compile(r"[\s;|&()<>=,]+")
 
 
 def _may_read(command: str, bases: Sequence[str]) -> bool:
     """False when the shell analysis of COMMAND cannot find a read of a file named one of BASES, so it
-    need not run (about 150 µs a new command; most commands of a file of records are new): every path
-    it reads ends in a word of the command, which, with no expansion in the text (`_EXPANDS`), is that
-    text with its quotes and backslashes taken out. Conservative: True whenever a base name appears."""
-    if _EXPANDS.search(command):
-        return True
+    need not run (about 150 µs a new command; most commands of a file of records are new).
+
+    Every path it reads ends in a word of the command: with no expansion in the text (`_EXPANDS`), that
+    word is the text with its quotes and backslashes taken out, so the base name is spelled there, or
+    the word's last segment is a `*`/`?` glob, and then each piece of it (the text cut at blanks and
+    operators) matches the base with anything around it. Conservative: True whenever a base name is
+    spelled or a glob piece could match one."""
     flat = command.replace("\\\n", "").replace("\\", "").replace('"', "").replace("'", "")
-    return any(base in flat for base in bases)
+    if any(base in flat for base in bases) or _EXPANDS.search(command):
+        return True
+    if "*" not in flat and "?" not in flat:
+        return False
+    for piece in _PIECES.split(flat):
+        tail = piece.rstrip("/").rsplit("/", 1)[-1]
+        if ("*" in tail or "?" in tail) and any(fnmatch.fnmatchcase(base, f"*{tail}*") for base in bases):
+            return True
+    return False
 
 
 def read_evidence(required: Sequence[str], calls: Sequence[Call]
