@@ -222,8 +222,8 @@ EXPANDED = ["cat $P", "cat {prose,style}.md", "cat `ls`", "cat $'pro\\x73e.md'",
 def test_a_command_that_may_read_a_file_is_analyzed(command: str) -> None:
     """The analysis is skipped only for a command that can read none of the files (`_may_read`): one
     that neither spells a base name, nor expands, nor has a glob that could match one."""
-    assert _may_read(command, ["prose.md"])
-    assert _may_read(command, ["style.md"]) is (command in EXPANDED)
+    assert _may_read(command, ("prose.md",))
+    assert _may_read(command, ("style.md",)) is (command in EXPANDED)
 
 
 def test_every_read_the_analysis_finds_is_one_may_read_lets_through() -> None:
@@ -241,4 +241,4 @@ def test_every_read_the_analysis_finds_is_one_may_read_lets_through() -> None:
     assert len(commands) > 2000 and len(reads) > 1000 and any("*" in base for _, base in reads)
     # a glob read counts for a base name it matches: one such name stands for them all
     named = [(c, base.replace("*", "x").replace("?", "y") if "[" not in base else base) for c, base in reads]
-    assert [(c, base) for c, base in reads + named if not _may_read(c, [base])] == []
+    assert [(c, base) for c, base in reads + named if not _may_read(c, (base,))] == []

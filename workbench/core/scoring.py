@@ -130,9 +130,11 @@ variable or command substitution, ANSI-C quoting (`*` and `?` globs are matched,
 _PIECES = re.compile(r"[\s;|&()<>=,]+")
 
 
-def _may_read(command: str, bases: Sequence[str]) -> bool:
+@functools.lru_cache(maxsize=4096)
+def _may_read(command: str, bases: tuple[str, ...]) -> bool:
     """False when the shell analysis of COMMAND cannot find a read of a file named one of BASES, so it
-    need not run (about 150 µs a new command; most commands of a file of records are new).
+    need not run (about 150 µs a new command; most commands of a file of records are new). Remembered,
+    as the analysis is: a command met again costs a look-up, not a glob match.
 
     Every path it reads ends in a word of the command: with no expansion in the text (`_EXPANDS`), that
     word is the text with its quotes and backslashes taken out, so the base name is spelled there, or
