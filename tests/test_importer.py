@@ -234,3 +234,19 @@ def test_case_check_reads_a_skill_name_only_as_a_whole_word(tmp_path: Path) -> N
     named = plain.model_copy(update={"prompt": "Use the pdf skill to fill in the form."})
     assert naive_problems(plain, rows) == []
     assert naive_problems(named, rows), "a prompt naming the Skill is not naive"
+
+
+@pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_lean_view_gets_its_fields_as_the_whole_record_does(path: Path) -> None:
+    """`convert_fields(only=...)` (what `records.parse_as` passes) converts a view's fields exactly as
+    the whole conversion does, and leaves out the others."""
+    from workbench.core.rescore import JudgeView
+    from workbench.core.summary import RecordView
+
+    for view in (JudgeView, RecordView):
+        for obj in published_lines(str(path.relative_to(DATA))):
+            whole = importer.convert_fields(obj)
+            lean = importer.convert_fields(obj, only=importer.view_fields(view))
+            got, want = view.model_validate(lean), view.model_validate(whole)
+            assert got == want and got.model_fields_set == want.model_fields_set
+            assert view is RecordView or not {"published", "usage", "host"} & lean.keys()

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
-from workbench.core.models import Call, CallKind, CallStatus, CaseKind, ScoreSpec, Verdict
-from workbench.core.scoring import infer_kind, overall_verdict, read_paths, score
+from workbench.core.models import Call, CallKind, CallStatus, CaseKind, Score, ScoreSpec, Verdict
+from workbench.core.paths import segments
+from workbench.core.scoring import _may_read, infer_kind, overall_verdict, read_paths, score
+from workbench.core.shell import reads_of
 
 PROC = "<plugin>/skills/ops/references/writing.md"
 
@@ -186,3 +191,54 @@ def test_read_basis_follows_the_cases_order_whatever_the_hash_seed() -> None:
     result = score(ScoreSpec(kind="positive", required=required, moment="end"), [call])
     assert list(result.read_basis) == required
     assert all(result.reads[r] == 0 for r in required)
+
+
+def test_the_score_is_the_one_pydantic_would_validate() -> None:
+    """The scorer builds its Score without validation: the same fields, fields set and JSON."""
+    calls = [read(PROC), sh("cat a/index.md b/index.md"), edit()]
+    s = score(spec(required=["writing.md", "a/index.md", "b/index.md"]), calls)
+    again = Score.model_validate(s.model_dump())
+    assert s == again and s.model_fields_set == again.model_fields_set
+    assert s.model_dump_json() == again.model_dump_json() and s.reads["a/index.md"] == 1
+
+
+def test_a_read_path_met_again_counts_for_the_same_required_files() -> None:
+    """Read paths are remembered per required set: the second record reading them scores as the first."""
+    required = ["research/index.md", "grilling/index.md"]
+    calls = [read("<plugin>/workflows/grilling/index.md"), sh("cat x/research/index.md")]
+    first, second = (score(spec("negative", required), calls) for _ in range(2))
+    assert first.verdicts == second.verdicts == {"research/index.md": "opened", "grilling/index.md": "opened"}
+    assert score(spec("negative", ["index.md"]), calls[:1]).verdicts == {"index.md": "opened"}
+
+
+SPELLED = ["cat prose.md", "cat 'pro'\"se\".md", "cat pro\\\nse.md", "cd skills/x && cat ./prose.md",
+           "python -c \"open('skills/prose.md').read()\"", "sed -n 1,5p <plugin>/skills/prose.md | head",
+           "cat pro*.md", "cat pro?e.md", "grep -l x skills/*/p*se.md", "cat 'pro'*"]
+EXPANDED = ["cat $P", "cat {prose,style}.md", "cat `ls`", "cat $'pro\\x73e.md'", "cat *.md", "ls skills/*/",
+            "cat [ps]*.md", "cat *e.md"]
+
+
+@pytest.mark.parametrize("command", SPELLED + EXPANDED)
+def test_a_command_that_may_read_a_file_is_analyzed(command: str) -> None:
+    """The analysis is skipped only for a command that can read none of the files (`_may_read`): one
+    that neither spells a base name, nor expands, nor has a glob that could match one."""
+    assert _may_read(command, ("prose.md",))
+    assert _may_read(command, ("style.md",)) is (command in EXPANDED)
+
+
+def test_every_read_the_analysis_finds_is_one_may_read_lets_through() -> None:
+    """Over every shell command of the published records and the demo batch: the last segment of each
+    read path is a name `_may_read` sees, so skipping the analysis never drops a read."""
+    root = Path(__file__).resolve().parent.parent
+    lines = [line for path in [*sorted((root / "tests" / "data" / "conformance").glob("*/*.jsonl")),
+                               root / "records" / "demo-batch.jsonl"]
+             for line in path.read_text().splitlines() if line.strip()]
+    commands = {c[1] for line in lines for c in json.loads(line).get("calls", [])
+                if isinstance(c, list) and len(c) > 1 and c[0] == "Bash"}
+    commands |= {c["command"] for line in lines for c in json.loads(line).get("calls", [])
+                 if isinstance(c, dict) and c.get("command")}
+    reads = [(command, segments(path)[-1]) for command in commands for path in reads_of(command) if segments(path)]
+    assert len(commands) > 2000 and len(reads) > 1000 and any("*" in base for _, base in reads)
+    # a glob read counts for a base name it matches: one such name stands for them all
+    named = [(c, base.replace("*", "x").replace("?", "y") if "[" not in base else base) for c, base in reads]
+    assert [(c, base) for c, base in reads + named if not _may_read(c, (base,))] == []

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from workbench.core.errors import InputError
 from workbench.core.hostinfo import EFFORTS
-from workbench.core.models import Call, CaseKind, RunRecord, Verdict
+from workbench.core.models import Call, CaseKind, Provenance, RunRecord, Verdict
 from workbench.core.scoring import infer_kind, overall_verdict
 
 M = TypeVar("M", bound=BaseModel)
@@ -31,6 +31,22 @@ TRANSFORMED = ("host", "model", "calls", "usage", "verdict", "discarded", "first
 DIRECT = ("condition", "effort", "arm", "source", "batch", "target", "kind", "run", "required_read_at",
           "moment_at", "entry_loaded_at", "tool_calls", "failed_calls", "login_files_changed")
 _NOT_AS_EXTRA = frozenset(TRANSFORMED + DIRECT)
+_LEAN_SKIPS = frozenset(("host", "model", "effort", "condition", "overall", "stored_verdict", "usage", "discarded",
+                         "published"))
+"""Converted fields a lean view (`convert_fields(only=...)`) that names none of them is spared."""
+_DIRECT = frozenset(DIRECT)
+_VIEW_PROVENANCE = {unknown: Provenance(imported_from=SOURCE, status_unknown=unknown) for unknown in (False, True)}
+
+
+@functools.lru_cache(maxsize=64)
+def view_fields(view: type[BaseModel]) -> frozenset[str]:
+    """The field names of a lean view, for `convert_fields(only=...)`."""
+    return frozenset(view.model_fields)
+
+
+@functools.lru_cache(maxsize=64)
+def _direct_in(only: frozenset[str]) -> frozenset[str]:
+    return _DIRECT & only
 
 
 def is_agentsmd(obj: dict[str, Any]) -> bool:
@@ -119,9 +135,12 @@ def validated(model: type[M], data: dict[str, Any], *, file: str | None = None, 
         raise InputError(first["msg"] if first else str(err), file=file, line=line, field=where) from None
 
 
-def convert_fields(obj: dict[str, Any], *, file: str | None = None, line: int | None = None) -> dict[str, Any]:
+def convert_fields(obj: dict[str, Any], *, file: str | None = None, line: int | None = None,
+                   only: frozenset[str] | None = None) -> dict[str, Any]:
     """One AgentsMD line as the fields of a RunRecord, not yet validated; InputError for a field whose
-    shape cannot be converted."""
+    shape cannot be converted. ONLY (a lean view's field names, as `view_fields` gives them) limits the
+    result to those fields, each converted as for the whole record (a view's provenance is shared
+    between lines: a view is read-only); the shape checks run whatever it names."""
     raw_calls = obj.get("calls") or []
     failed_raw = obj.get("failed_calls")
     indexes_ok = isinstance(failed_raw, list) and all(isinstance(i, int) for i in failed_raw)
@@ -134,29 +153,36 @@ def convert_fields(obj: dict[str, Any], *, file: str | None = None, line: int | 
         raise InputError("must be an object of file -> verdict", file=file, line=line, field="verdict")
     stored = {str(k): str(v) for k, v in (stored or {}).items()}
     verdict = {k: VERDICT_NAMES.get(v, v) for k, v in stored.items()}
-    model, effort = split_model(obj)
-    moment_at = obj.get("moment_at", obj.get("first_edit"))
-    data: dict[str, Any] = {k: v for k, v in obj.items() if k not in _NOT_AS_EXTRA}
-    data.update({k: obj[k] for k in DIRECT if k in obj and obj[k] is not None})
-    kind = str(obj.get("kind", ""))
-    overall = overall_of(kind, verdict)
+    direct = _DIRECT if only is None else _direct_in(only)
+    data: dict[str, Any] = {}
+    for k, v in obj.items():  # untouched fields as extras, then the direct ones where given
+        if k not in _NOT_AS_EXTRA:
+            if only is None or k in only:
+                data[k] = v
+        elif v is not None and k in direct:
+            data[k] = v
     data.update(
-        host=HOSTS.get(str(obj.get("host")), obj.get("host")),
-        model=model,
-        effort=effort,
-        condition=obj.get("condition", "unknown"),
         required=list(obj.get("required_read_at") or stored),
         calls=calls,
         moment=None,
-        moment_at=moment_at,
+        moment_at=obj.get("moment_at", obj.get("first_edit")),
         verdict=verdict,
-        overall=overall,
-        stored_verdict=stored,
-        usage=convert_usage(obj.get("usage")),
-        discarded=convert_marking(obj.get("discarded")),
-        provenance={"imported_from": SOURCE, "status_unknown": failed_raw is None},
-        published={k: obj[k] for k in TRANSFORMED if k in obj},
+        provenance=({"imported_from": SOURCE, "status_unknown": failed_raw is None} if only is None
+                    else _VIEW_PROVENANCE[failed_raw is None]),
     )
-    if overall == "no-output":
+    if only is None or not _LEAN_SKIPS.isdisjoint(only):
+        model, effort = split_model(obj)
+        data.update(
+            host=HOSTS.get(str(obj.get("host")), obj.get("host")),
+            model=model,
+            effort=effort,
+            condition=obj.get("condition", "unknown"),
+            overall=overall_of(str(obj.get("kind", "")), verdict),
+            stored_verdict=stored,
+            usage=convert_usage(obj.get("usage")),
+            discarded=convert_marking(obj.get("discarded")),
+            published={k: obj[k] for k in TRANSFORMED if k in obj},
+        )
+    if "no-output" in verdict.values():  # the overall verdict by the scorer's rule
         data.update(valid=False, invalid_reason="no-output")
     return data

@@ -183,8 +183,8 @@ V = TypeVar("V", bound=BaseModel)
 
 def parse_as(view: type[V], text: str, *, file: str, line: int, calls: bool = True) -> V | RunRecord:
     """One JSONL line as VIEW, a lean model of the record fields a reader needs: our own current lines
-    straight from JSON, AgentsMD lines converted (their calls left out unless CALLS) then validated as
-    VIEW; anything else (older versions to migrate, a line that fails there) as the whole RunRecord
+    straight from JSON, AgentsMD lines converted (only VIEW's fields, their calls left out unless CALLS)
+    then validated as VIEW; anything else (older versions to migrate, a line that fails there) as the whole RunRecord
     `parse_record` gives, or its error naming the bad field."""
     if text.startswith(NATIVE_PREFIX):
         try:
@@ -194,7 +194,8 @@ def parse_as(view: type[V], text: str, *, file: str, line: int, calls: bool = Tr
     obj = loads(text)
     if isinstance(obj, dict) and importer.is_agentsmd(obj):
         source = obj if calls else {k: v for k, v in obj.items() if k != "calls"}
-        return importer.validated(view, importer.convert_fields(source, file=file, line=line), file=file, line=line)
+        fields = importer.convert_fields(source, file=file, line=line, only=importer.view_fields(view))
+        return importer.validated(view, fields, file=file, line=line)
     return parse_record(obj, file=file, line=line)
 
 

@@ -6,7 +6,9 @@ same way everywhere. Rules and the measurement error each prevents: docs/scoring
 
 from __future__ import annotations
 
+import fnmatch
 import functools
+import re
 from collections.abc import Mapping, Sequence
 
 from workbench.core.hostinfo import infer_kind as infer_kind  # the importer's vocabulary lives with the hosts
@@ -36,14 +38,20 @@ SCORER_RULES = 5
 
 def read_paths(call: Call) -> list[str]:
     """Paths a call SUCCESSFULLY read: a Read tool that returned ok, or a shell reader not refused."""
-    if call.kind == "read":
-        return [call.path] if call.status == "ok" and call.path else []
-    if call.kind != "shell" or call.status == "denied" or not call.command:
-        return []
+    return list(_read_paths(call))
+
+
+def _read_paths(call: Call) -> tuple[str, ...]:
+    """`read_paths`, as the shell analysis's remembered tuple where it can be (for callers that only look)."""
+    kind = call.kind
+    if kind == "read":
+        return (call.path,) if call.status == "ok" and call.path else ()
+    if kind != "shell" or call.status == "denied" or not call.command:
+        return ()
     reads = reads_of(call.command)
     if not call.unreadable:
-        return list(reads)
-    return [p for p in reads if not any(either_suffix(p, u) for u in call.unreadable)]
+        return reads
+    return tuple(p for p in reads if not any(either_suffix(p, u) for u in call.unreadable))
 
 
 def content_of(call: Call, required: str) -> ContentEvidence | None:
@@ -85,6 +93,66 @@ def _by_base(required: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     return {base: tuple(reqs) for base, reqs in out.items()}
 
 
+_CLAIMS_KEPT = 8192
+"""Read paths remembered per required set before its memo starts over (memory stays bounded)."""
+
+
+@functools.lru_cache(maxsize=512)
+def _claims_memo(required: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    """Read path -> the required files (of REQUIRED) it counts as a read of, filled by `_claims`: the
+    records of a file read the same paths against the same few required sets."""
+    return {}
+
+
+def _claims(path: str, required: tuple[str, ...], memo: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The required files a successful read of PATH counts for: compared only with those of the same
+    base name (globs with all), each by path suffix (`read_evidence`); remembered in MEMO."""
+    got = memo.get(path)
+    if got is None:
+        parts = segments(path)
+        base = parts[-1] if parts else path
+        candidates = required if _GLOB_CHARS.intersection(base) else _by_base(required).get(base, ())
+        if len(memo) >= _CLAIMS_KEPT:
+            memo.clear()
+        got = memo[path] = frozenset(r for r in candidates if suffix_match(path, r))
+    return got
+
+
+@functools.lru_cache(maxsize=512)
+def _bases(required: tuple[str, ...]) -> tuple[str, ...]:
+    """The base names of REQUIRED (`_by_base`)."""
+    return tuple(_by_base(required))
+
+
+_EXPANDS = re.compile(r"[\[{$`]")
+"""What lets a shell word become a name the command's text does not spell: a bracket glob, a brace, a
+variable or command substitution, ANSI-C quoting (`*` and `?` globs are matched, `_may_read`)."""
+_PIECES = re.compile(r"[\s;|&()<>=,]+")
+
+
+@functools.lru_cache(maxsize=4096)
+def _may_read(command: str, bases: tuple[str, ...]) -> bool:
+    """False when the shell analysis of COMMAND cannot find a read of a file named one of BASES, so it
+    need not run (about 150 µs a new command; most commands of a file of records are new). Remembered,
+    as the analysis is: a command met again costs a look-up, not a glob match.
+
+    Every path it reads ends in a word of the command: with no expansion in the text (`_EXPANDS`), that
+    word is the text with its quotes and backslashes taken out, so the base name is spelled there, or
+    the word's last segment is a `*`/`?` glob, and then each piece of it (the text cut at blanks and
+    operators) matches the base with anything around it. Conservative: True whenever a base name is
+    spelled or a glob piece could match one."""
+    flat = command.replace("\\\n", "").replace("\\", "").replace('"', "").replace("'", "")
+    if any(base in flat for base in bases) or _EXPANDS.search(command):
+        return True
+    if "*" not in flat and "?" not in flat:
+        return False
+    for piece in _PIECES.split(flat):
+        tail = piece.rstrip("/").rsplit("/", 1)[-1]
+        if ("*" in tail or "?" in tail) and any(fnmatch.fnmatchcase(base, f"*{tail}*") for base in bases):
+            return True
+    return False
+
+
 def read_evidence(required: Sequence[str], calls: Sequence[Call]
                   ) -> tuple[dict[str, int | None], dict[str, ReadBasis], list[EvidenceConflict]]:
     """First successful read of each required file (keyed as given), the basis of each, and every
@@ -98,25 +166,32 @@ def read_evidence(required: Sequence[str], calls: Sequence[Call]
     found: dict[str, int | None] = dict.fromkeys(required)
     basis: dict[str, ReadBasis] = {}
     conflicts: list[EvidenceConflict] = []
-    by_base = _by_base(tuple(found))
+    keys = tuple(found)
+    memo = _claims_memo(keys)
     missing = set(found)
     for i, call in enumerate(calls):
-        if not missing and not call.evidence:
-            continue
-        claimed: set[str] = set()
-        for path in read_paths(call):
-            parts = segments(path)
-            base = parts[-1] if parts else path
-            candidates = found if _GLOB_CHARS.intersection(base) else by_base.get(base, ())
-            claimed.update(r for r in candidates if suffix_match(path, r))
         if not call.evidence:  # no content evidence: the command analysis (or tool status) decides
+            if not missing:
+                continue
+            if call.kind == "shell" and call.command and not _may_read(call.command, _bases(keys)):
+                continue  # no shell analysis of a command that names none of the files
+            paths = _read_paths(call)
+            if not paths:
+                continue
+            newly = missing.intersection(_claims(paths[0], keys, memo))
+            for path in paths[1:]:
+                newly.update(missing.intersection(_claims(path, keys, memo)))
+            if not newly:
+                continue
             by_command: ReadBasis = "tool-status" if call.kind == "read" else "command"
-            newly = claimed & missing
-            for req in found if newly else ():  # in the case's order: read_basis is stored as built
+            for req in found:  # in the case's order: read_basis is stored as built
                 if req in newly:
                     found[req], basis[req] = i, by_command
             missing -= newly
             continue
+        claimed: set[str] = set()
+        for path in _read_paths(call):
+            claimed.update(_claims(path, keys, memo))
         for req in found:
             did_read, why, conflict = judge_read(call, req, req in claimed)
             if conflict is not None:
@@ -160,6 +235,8 @@ def _names_skill(call: Call, skill: str) -> bool:
 
 def entry_loaded_at(spec: ScoreSpec, calls: Sequence[Call]) -> int | None:
     """First successful Skill call naming the entry skill, or first successful read of the entry file."""
+    if not (spec.entry_skill or spec.entry_file):
+        return None
     for i, call in enumerate(calls):
         if spec.entry_skill and call.kind == "skill" and call.status == "ok" and _names_skill(
                 call, spec.entry_skill):
@@ -246,6 +323,18 @@ def score(spec: ScoreSpec, calls: Sequence[Call], *, moment_at: int | None | _Un
             verdicts[key] = "fired" if at is not None and is_before(calls, at, moment_at, order) else "skip"
     overall: Verdict = overall_verdict(spec.kind, verdicts) if model_output else "no-output"
     who = fired_by(calls, reads) if overall == "fired" else None
-    return Score(fired_by=who, reads=reads, verdicts=verdicts, overall=overall, moment_at=moment_at,
-                 entry_loaded_at=entry_loaded_at(spec, calls), order_basis=order, read_basis=basis,
-                 moment_basis=moment_basis, conflicts=conflicts)
+    return _new_score(reads=reads, verdicts=verdicts, overall=overall, moment_at=moment_at,
+                      entry_loaded_at=entry_loaded_at(spec, calls), order_basis=order, read_basis=basis,
+                      moment_basis=moment_basis, conflicts=conflicts, fired_by=who)
+
+
+def _new_score(**fields: object) -> Score:
+    """`Score(**fields)` for the scorer's own values, every field given in the model's order and of
+    its exact type (built here), so pydantic's validation would keep them as they are; it is skipped
+    (about 1.4 µs a record of a rescored file, out of 2.2). Score keeps no extra fields."""
+    new = Score.__new__(Score)
+    object.__setattr__(new, "__dict__", fields)
+    object.__setattr__(new, "__pydantic_extra__", None)
+    object.__setattr__(new, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(new, "__pydantic_private__", None)
+    return new
