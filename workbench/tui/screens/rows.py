@@ -280,7 +280,9 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
 
     @on(TextArea.Changed, "#editor")
     def edited(self) -> None:
-        row = self.selected
+        """The editor's text is the wording of the row it SHOWS: under load its Changed message can come
+        after the cursor already moved on, and the cursor's row must not take that text as a draft."""
+        row = self.view.row(self.showing) if self.showing is not None else None
         if row is None:
             return
         text = self.query_one("#editor", TextArea).text

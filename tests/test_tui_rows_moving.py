@@ -1,0 +1,37 @@
+"""Rows: moving through rows fast never makes a draft (the editor's late Changed is its shown row's)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import DataTable, TextArea
+from tui_support import make_workspace, run_async
+
+from workbench.tui.app import make_app
+from workbench.tui.screens.rows import RowsScreen
+
+
+@run_async
+async def test_a_changed_message_after_the_cursor_moved_on_makes_no_draft(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    app = make_app(ws)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        rows = app.screen
+        assert isinstance(rows, RowsScreen)
+        table = rows.query_one("#rows", DataTable)
+        editor = rows.query_one("#editor", TextArea)
+        table.move_cursor(row=1)
+        await pilot.pause()
+        second = rows.selected
+        assert second is not None and editor.text.strip("\n") == second.text
+        table.move_cursor(row=0)  # the cursor is on the first row; the editor still shows the second
+        first = rows.selected
+        assert first is not None and first.id != second.id and editor.text.strip("\n") != first.text
+        rows.edited()  # the editor's Changed of loading the second row, handled only now
+        assert rows.unsaved() == [], rows.drafts
+        await pilot.pause()
+        assert rows.unsaved() == [] and editor.text.strip("\n") == first.text
+        editor.load_text(first.text + " now")  # a real edit still makes a draft of the row shown
+        await pilot.pause()
+        assert rows.unsaved() == [first.id]
