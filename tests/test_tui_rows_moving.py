@@ -35,3 +35,29 @@ async def test_a_changed_message_after_the_cursor_moved_on_makes_no_draft(tmp_pa
         editor.load_text(first.text + " now")  # a real edit still makes a draft of the row shown
         await pilot.pause()
         assert rows.unsaved() == [first.id]
+
+
+@run_async
+async def test_save_right_after_the_cursor_moved_saves_the_cursor_rows_own_wording(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    app = make_app(ws)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        rows = app.screen
+        assert isinstance(rows, RowsScreen)
+        table = rows.query_one("#rows", DataTable)
+        editor = rows.query_one("#editor", TextArea)
+        table.move_cursor(row=0)
+        await pilot.pause()
+        first = rows.selected
+        assert first is not None
+        editor.load_text(first.text + " now")
+        await pilot.pause()
+        assert rows.unsaved() == [first.id]
+        table.move_cursor(row=1)  # ctrl+s before the editor shows the second row
+        second = rows.selected
+        assert second is not None and second.id != first.id
+        rows.action_save()
+        await pilot.pause()
+        assert not app.screen.query("#arm-name"), "the second row has no draft: nothing to save"
+        assert rows.wording(second) == second.text and rows.wording(first) == first.text + " now"

@@ -262,6 +262,13 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         if editor.text != text:
             editor.load_text(text)
 
+    def wording(self, row: Row) -> str:
+        """ROW's wording now: the editor's text when the editor shows ROW (a keystroke's Changed may
+        still be queued), else its draft or its own text (the cursor may be ahead of the editor)."""
+        if self.showing == row.id:
+            return self.query_one("#editor", TextArea).text
+        return self.drafts.get(row.id, row.text)
+
     def show_state(self, row: Row) -> None:
         """The editor's border says whether the wording is the row's own, an unsaved draft, or saved."""
         editor = self.query_one("#editor", TextArea)
@@ -428,7 +435,7 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         row = self.selected
         if row is None or self.lint_pending(row, lambda: self.action_save(promote)):
             return
-        text = self.query_one("#editor", TextArea).text.strip("\n")
+        text = self.wording(row).strip("\n")
         if text == row.text:
             self.notify("the wording is unchanged: edit the row first (e)", severity="warning")
             return
