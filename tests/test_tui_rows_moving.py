@@ -4,23 +4,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.pilot import Pilot
 from textual.widgets import DataTable, TextArea
 from tui_support import make_workspace, run_async
 
-from workbench.tui.app import make_app
+from workbench.tui.app import WorkbenchApp, make_app
 from workbench.tui.screens.rows import RowsScreen
+
+
+async def rows_parts(pilot: Pilot[None], app: WorkbenchApp) -> tuple[RowsScreen, DataTable[object], TextArea]:
+    """The Rows screen once drawn, its table and its editor."""
+    await pilot.pause()
+    rows = app.screen
+    assert isinstance(rows, RowsScreen)
+    return rows, rows.query_one("#rows", DataTable), rows.query_one("#editor", TextArea)
 
 
 @run_async
 async def test_a_changed_message_after_the_cursor_moved_on_makes_no_draft(tmp_path: Path) -> None:
-    ws = make_workspace(tmp_path)
-    app = make_app(ws)
+    app = make_app(make_workspace(tmp_path))
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        rows = app.screen
-        assert isinstance(rows, RowsScreen)
-        table = rows.query_one("#rows", DataTable)
-        editor = rows.query_one("#editor", TextArea)
+        rows, table, editor = await rows_parts(pilot, app)
         table.move_cursor(row=1)
         await pilot.pause()
         second = rows.selected
@@ -39,14 +43,9 @@ async def test_a_changed_message_after_the_cursor_moved_on_makes_no_draft(tmp_pa
 
 @run_async
 async def test_save_right_after_the_cursor_moved_saves_the_cursor_rows_own_wording(tmp_path: Path) -> None:
-    ws = make_workspace(tmp_path)
-    app = make_app(ws)
+    app = make_app(make_workspace(tmp_path))
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        rows = app.screen
-        assert isinstance(rows, RowsScreen)
-        table = rows.query_one("#rows", DataTable)
-        editor = rows.query_one("#editor", TextArea)
+        rows, table, editor = await rows_parts(pilot, app)
         table.move_cursor(row=0)
         await pilot.pause()
         first = rows.selected
