@@ -263,11 +263,18 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             editor.load_text(text)
 
     def wording(self, row: Row) -> str:
-        """ROW's wording now: the editor's text when the editor shows ROW (a keystroke's Changed may
-        still be queued), else its draft or its own text (the cursor may be ahead of the editor)."""
-        if self.showing == row.id:
-            return self.query_one("#editor", TextArea).text
+        """ROW's wording now, as `c`, `d` and `ctrl+s` act on it: its draft or its own text, once a
+        keystroke whose Changed is still queued has been taken in (`catch_up`)."""
+        self.catch_up()
         return self.drafts.get(row.id, row.text)
+
+    def catch_up(self) -> None:
+        """Handle the editor's text now when its Changed message is still queued (a key pressed right
+        after typing, under load): the row it shows gets its draft and lint as `edited` would give."""
+        row = self.view.row(self.showing) if self.showing is not None else None
+        if row is not None and self.query_one("#editor", TextArea).text != self.wanted.get(
+                row.id, self.drafts.get(row.id, row.text)):
+            self.edited()
 
     def show_state(self, row: Row) -> None:
         """The editor's border says whether the wording is the row's own, an unsaved draft, or saved."""
@@ -364,11 +371,11 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         row = self.selected
         if row is None:
             return
+        draft = self.wording(row).strip("\n")
         arms = [a for a in self.view.arms_of(row.id) if a.name != BASELINE and a.sha]
         if row.id not in self.drafts and arms:
             self.arm_row_job(row.id, arms[-1])
             return
-        draft = self.drafts.get(row.id, row.text).strip("\n")
         self.app.push_screen(DiffScreen(f"{row.id}: baseline → {'draft' if row.id in self.drafts else 'file'}",
                                         row.text, draft))
 
@@ -401,9 +408,10 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
     def action_canary(self) -> None:
         row = self.selected
         if row is not None:
+            wording = self.wording(row)
             if self.lint_pending(row, self.action_canary):
                 return
-            draft = self.drafts.get(row.id)
+            draft = wording if row.id in self.drafts else None
             text = draft.strip("\n") if draft is not None else None
 
             def run(yes: bool | None = True) -> None:
@@ -424,6 +432,7 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         row = self.selected
         if row is None:
             return
+        self.catch_up()
         if row.id in self.unsaved():
             self.action_save(promote=True)
         elif row.id in self.saved:
@@ -433,9 +442,11 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
 
     def action_save(self, promote: bool = False) -> None:
         row = self.selected
-        if row is None or self.lint_pending(row, lambda: self.action_save(promote)):
+        if row is None:
             return
         text = self.wording(row).strip("\n")
+        if self.lint_pending(row, lambda: self.action_save(promote)):
+            return
         if text == row.text:
             self.notify("the wording is unchanged: edit the row first (e)", severity="warning")
             return
