@@ -67,6 +67,7 @@ MARKET_IDS = {
     "slides:deck/editing#changing-a-deck": "plugins/slides/skills/deck/SKILL.md:18",
     "slides:deck/editing#before-moving-slides-between-decks": "plugins/slides/skills/deck/SKILL.md:20",
     "slides:deck/scratch#starting-from-nothing": "plugins/slides/skills/deck/SKILL.md:24",
+    "slides:deck/v1-2-to-v2-0": "plugins/slides/skills/deck/SKILL.md:30",
 }
 """By reading the fixture: the same Skill name in two plugins is two namespaces (as Claude Code names
 them, `plugin:skill`); the table rows keep the short ids, the later rows to the same file take their

@@ -195,9 +195,11 @@ def blocks(body: str, *, offset: int = 0, section: str = "", every: bool = False
     lines = body.split("\n")
     for i, tok in enumerate(tokens):
         if tok.type == "fence" and tok.map and not _closed(tok, lines):
-            # a stray fence runs to the end of the file: an agent reads the raw text, so it is text
+            # a stray fence runs to the end of the file: an agent reads the raw text, so it is text;
+            # that reading covers every line after it, so no later token is read again
             out += blocks("\n".join(lines[tok.map[0] + 1:]), offset=offset + tok.map[0] + 1, section=section,
                           every=every)
+            break
         elif tok.type == "inline" and tokens[i - 1].type == "heading_open":
             section = tok.content.strip()
             if every:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Literal
 
 from workbench.core.errors import InputError
-from workbench.core.linkfiles import TEMPLATE, link_exists, unshipped
+from workbench.core.linkfiles import PROJECT_FILES, TEMPLATE, link_exists, unshipped
 from workbench.core.markdown import Block, Piece, blocks, front_matter, front_matter_lenient, read_text, read_text_lossy
 
 RowKind = Literal["table", "list", "prose", "map", "description"]
@@ -39,6 +39,8 @@ Side = Literal["before", "after"]
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 _MD_PATH = re.compile(r"^(?:\.{0,2}/)?[\w{}<>*@$.-]+(?:/[\w{}<>*@.-]+)*\.md$", re.IGNORECASE)
 _BARE_PATH = re.compile(r"(?<![\w/.(\[`-])((?:\.{0,2}/|\$)?(?:[\w{}.-]+/)*[\w{}-]+\.md)\b")
+_CELL_LEAD = re.compile(r"[\s,;/&+*_]*(?:(?:and|or)\s*)?", re.IGNORECASE)
+"""What may stand before a `path.md` code span in a table cell that lists files (`a.md`, `b.md` or `c.md`)."""
 _BARE_JOIN = re.compile(r"\s*(?:\([^()]*\)\s*)?(?:,\s*)?(?:and|&|\+|or)\s*", re.IGNORECASE)
 """What joins a second file to the first: "`a.md` and `b.md`", "`a.md` (default) or `b.md`"."""
 _AND_JOIN = re.compile(r"\s*(?:,\s*)?(?:and|&|\+)\s*", re.IGNORECASE)
@@ -195,9 +197,10 @@ def _sentences(pieces: tuple[Piece, ...], *, by_line: bool) -> list[list[Piece]]
     return [s for s in out if any(p.kind != "text" or p.text.strip() for p in s)]
 
 
-def _mark_links(sentence: list[Piece], *, bare: bool) -> list[Piece | tuple[str, str, int]]:
+def _mark_links(sentence: list[Piece], *, bare: bool, cell: bool = False) -> list[Piece | tuple[str, str, int]]:
     """Pieces with procedure links (and a leading `path.md` code span, and bare paths when BARE)
-    turned into (label, target, line) tuples."""
+    turned into (label, target, line) tuples. In a table CELL a `path.md` code span with nothing but
+    joiners before it is a link too (`| Porting a prompt | `references/port.md` |`)."""
     out: list[Piece | tuple[str, str, int]] = []
     leading = True
     before = ""
@@ -209,7 +212,8 @@ def _mark_links(sentence: list[Piece], *, bare: bool) -> list[Piece | tuple[str,
             out.append((piece.text, piece.href.split("#")[0].strip(), piece.line))
         elif piece.kind == "code" and _MD_PATH.match(piece.text) and not output and (
                 bare or (leading and re.match(r"^\s*(?:[—–:]|-\s|->|→)", nxt)) or _POINTS.search(before)
-                or (since is not None and _BARE_JOIN.fullmatch(since))):
+                or (since is not None and _BARE_JOIN.fullmatch(since))
+                or (cell and _CELL_LEAD.fullmatch(before if since is None else since))):
             out.append((piece.text, piece.text, piece.line))
         elif piece.kind == "text" and not output:
             last = 0
@@ -264,7 +268,8 @@ def _resolve(target: str, base: Path, fallback: Path | None) -> Path:
     if expanded is not None:
         return (expanded[0] / expanded[1]).resolve()
     path = (base / target).resolve()
-    if fallback is not None and not path.exists() and (fallback / target).exists():
+    project_file = "/" not in target and target.lower() in PROJECT_FILES  # the user's, not the plugin root's
+    if fallback is not None and not project_file and not path.exists() and (fallback / target).exists():
         return (fallback / target).resolve()
     return path
 
@@ -326,13 +331,14 @@ def _source_line(text: str, line: int, offset: int) -> str:
 
 
 _ID_HEAD = re.compile(r"^\W*(id|#|no\.?|nr\.?|number|step|order|rank|priority)\W*$", re.IGNORECASE)
-_ID_CELL = re.compile(r"^\W*(?:[A-Z]|\d{1,3}|[A-Z]?\d{1,3}[a-z]?)\W*$")
+_ID_CELL = re.compile(r"^[\s(#*_]*(?:[A-Z]|\d{1,3}|[A-Z]?\d{1,3}[a-z]?)[\s.):*_]*$")
+"""An ID cell (`A`, `12`, `(3)`, `B2.`); `C#`, `F#` and `R` with a sign after it name a language."""
 _TRIGGER_HEAD = re.compile(r"\b(when|trigger|situation|task|before|if|condition|moment|scenario|need|use|"
                            r"goal|doing|action|you want|intent|case)\b", re.IGNORECASE)
 
 
 def _has_link(cell: tuple[Piece, ...]) -> bool:
-    return any(isinstance(p, tuple) for p in _mark_links(list(cell), bare=False))
+    return any(isinstance(p, tuple) for p in _mark_links(list(cell), bare=False, cell=True))
 
 
 def trigger_column(block: Block) -> tuple[int | None, set[int], str]:
@@ -343,7 +349,10 @@ def trigger_column(block: Block) -> tuple[int | None, set[int], str]:
     header = block.header
     ids = {i for i, cell in enumerate(cells) if not _has_link(cell) and (
         (i < len(header) and _ID_HEAD.match(header[i])) or (i == 0 and _ID_CELL.match(_text(list(cell)))))}
-    plain = [i for i in range(len(cells)) if i not in ids and not _has_link(cells[i]) and _text(list(cells[i])).strip()]
+    texts = [i for i in range(len(cells)) if not _has_link(cells[i]) and _text(list(cells[i])).strip()]
+    if 0 in ids and texts == [0] and not (header and _ID_HEAD.match(header[0])):
+        ids.discard(0)  # `| R | [r.md](r.md) |`: the only text cell is the trigger, not an ID
+    plain = [i for i in texts if i not in ids]
     named = [i for i in plain if i < len(header) and _TRIGGER_HEAD.search(header[i])]
     if named:
         return named[0], ids, f"trigger in the column headed {header[named[0]]!r}"
@@ -375,8 +384,9 @@ def _table_row(block: Block, file: Path, skill: str, fallback: Path | None) -> R
     column, ids, how = trigger_column(block)
     skipped = f"; ID/step column(s) {sorted(i + 1 for i in ids)} skipped" if ids else ""
     others = [i for i in range(len(cells)) if i != column and i not in ids]
-    rest = [p for i in others for p in (*_without_asides(_mark_links(list(cells[i]), bare=False), examples_only=True),
-                                        Piece("text", " | ", block.line))]
+    rest = [p for i in others
+            for p in (*_without_asides(_mark_links(list(cells[i]), bare=False, cell=True), examples_only=True),
+                      Piece("text", " | ", block.line))]
     if rest:
         rest.pop()
     if column is not None and any(isinstance(p, tuple) for p in rest):
@@ -385,7 +395,7 @@ def _table_row(block: Block, file: Path, skill: str, fallback: Path | None) -> R
         why = f"table row: {how}, links in the other cells{skipped}"
     else:
         lone = others[0] if others else 0
-        first = _without_asides(_mark_links(list(cells[lone]), bare=False), examples_only=True)
+        first = _without_asides(_mark_links(list(cells[lone]), bare=False, cell=True), examples_only=True)
         if not any(isinstance(p, tuple) for p in first):
             return None
         links, side, lead, _ = _build_links(first, "", file.parent, fallback)
@@ -507,6 +517,18 @@ def _named_skill_file(target: str, context: str, file: Path, plugin: Path | None
     return found.pop() if len(found) == 1 else None
 
 
+_FOLDER_NAMED = re.compile(r"`((?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)*/)`|\]\(((?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)*/)\)")
+"""A folder the text names: a code span or a link target ending in `/` (`references/`)."""
+
+
+def _named_folder_file(target: str, context: str, file: Path) -> tuple[Path, str] | None:
+    """(file, folder) when TARGET is in exactly one folder the CONTEXT names ("Guides (in `references/`):"
+    then "- `alpha.md` - …"): the author named the folder once for the whole list."""
+    folders = {m.group(1) or m.group(2) for m in _FOLDER_NAMED.finditer(context)}
+    found = {((file.parent / f / target).resolve(), f) for f in folders if (file.parent / f / target).is_file()}
+    return found.pop() if len(found) == 1 else None
+
+
 def _why_unshipped(link: Link, row: Row, written: set[str], context: str) -> str:
     """Why ROW's missing LINK is no procedure ('' when it is a DANGLING one); CONTEXT is its section so far."""
     if link.target in written:
@@ -535,11 +557,15 @@ def _drop_unshipped(rows: list[Row], written: set[str], rejected: list[Rejected]
                 continue
             context = _section_before(text, row.line)
             elsewhere = _named_skill_file(lk.target, context, file, plugin)
-            reason = "" if elsewhere else _why_unshipped(lk, row, written, context)
+            in_folder = None if elsewhere else _named_folder_file(lk.target, context, file)
+            reason = "" if elsewhere or in_folder else _why_unshipped(lk, row, written, context)
             if elsewhere:
                 kept.append(replace(lk, path=elsewhere))
                 named = elsewhere.parents[len(Path(lk.target).parts) - 1].name
                 moved += f"; {lk.target} is in the Skill {named} the text names"
+            elif in_folder:
+                kept.append(replace(lk, path=in_folder[0]))
+                moved += f"; {lk.target} is in the folder {in_folder[1]} the text names"
             elif reason:
                 why = why or reason
             else:
