@@ -100,3 +100,18 @@ def test_a_bare_project_file_never_resolves_to_the_plugin_root(tmp_path: Path) -
     rejected: list[Rejected] = []
     assert _rows(skill, rejected) == []
     assert any("user's project file `README.md`" in r.why for r in rejected), [r.why for r in rejected]
+
+
+def test_a_bare_name_found_elsewhere_in_the_skill_says_where_in_the_cli_and_the_editor(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    skill = _skill(tmp_path, "| Code | Load |\n|---|---|\n| Frontend templates | `xss.md` |\n", ("references/xss.md",))
+    monkeypatch.chdir(tmp_path / "plug")
+    assert main(["init", "."]) == 0
+    capsys.readouterr()
+    assert main(["audit", "--json"]) == 0
+    found = [f["message"] for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == "DANGLING"]
+    assert found == ["xss.md does not exist (the Skill has it at references/xss.md)"]
+    view = WorkspaceView.load(load_workspace(tmp_path / "plug"))
+    row = next(r for r in view.rows if r.trigger == "Frontend templates")
+    edited = lint_edit(view, row, skill.read_text().split("\n")[row.line - 1])
+    assert edited is not None and [f.message for f in edited if f.rule == "DANGLING"] == found

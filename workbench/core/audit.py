@@ -84,9 +84,20 @@ def dangling(rows: list[Row], plugin: Path | None = None) -> list[Finding]:
                 continue
             twin = next((p.name for p in path.parent.iterdir() if p.name.lower() == path.name.lower()),
                         None) if path.parent.is_dir() else None
-            note = f" ({twin} differs only in case)" if twin else ""
+            note = f" ({twin} differs only in case)" if twin else _found_in_skill(path.name, row.file)
             out.append(Finding("DANGLING", "error", f"{target} does not exist{note}", row.file, row.line, row.id))
     return out
+
+
+def _found_in_skill(name: str, file: Path | None) -> str:
+    """" (the Skill has it at references/x.md)" when the folder of FILE holds a file NAME elsewhere: the
+    link as written does not resolve, but the fix is its folder (`csrf.md` for `references/csrf.md`)."""
+    if file is None or not (file.parent / "SKILL.md").is_file():
+        return ""  # a Skill's own folder only: a root AGENTS.md would search the whole repo
+    found = sorted(p.relative_to(file.parent).as_posix() for p in file.parent.rglob(name) if p.is_file())
+    if not found:
+        return ""
+    return f" (the Skill has it at {', '.join(found[:3])}{', …' if len(found) > 3 else ''})"
 
 
 def empty_globs(ws: Workspace) -> list[Finding]:
