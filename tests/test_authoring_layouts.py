@@ -1,7 +1,8 @@
 """Routing layouts of real marketplaces measured after issue 23 (docs/authoring.md, "Three more
 marketplaces"): file tables in code spans, a folder named once for a list, a fence its list item
 closes, a language cell, a bare project file. Each case is a minimal reproduction in
-our own words; each failed before the change that reads it.
+our own words. Each failed on the code before that change (9 of the 11), but the two that guard
+against reading too much (a code span after other words, a letter beside a trigger cell).
 """
 import json
 from pathlib import Path

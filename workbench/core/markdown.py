@@ -251,7 +251,9 @@ _WRITES = re.compile(r"\b(?:save[sd]?|writes?|written|wrote|output|store[sd]?|cr
 
 MentionKind = Literal["link", "code", "word", "folder"]
 _HREF = re.compile(r"""\b(?:href|src)\s*=\s*["']([^"'#]+)""", re.IGNORECASE)
-_FOLDER = re.compile(r"^(?:[\w{}.-]+/)+$")
+FOLDER_PATH = r"(?:[\w{}.-]+/)+"
+"""A folder path as the text names it (`references/`, `../shared/`): segments, each ending in `/`."""
+_FOLDER = re.compile(rf"^{FOLDER_PATH}$")
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,16 @@ from typing import Literal
 
 from workbench.core.errors import InputError
 from workbench.core.linkfiles import PROJECT_FILES, TEMPLATE, link_exists, unshipped
-from workbench.core.markdown import Block, Piece, blocks, front_matter, front_matter_lenient, read_text, read_text_lossy
+from workbench.core.markdown import (
+    FOLDER_PATH,
+    Block,
+    Piece,
+    blocks,
+    front_matter,
+    front_matter_lenient,
+    read_text,
+    read_text_lossy,
+)
 
 RowKind = Literal["table", "list", "prose", "map", "description"]
 Wording = Literal["before-action", "state", "bare-and"]
@@ -332,7 +341,7 @@ def _source_line(text: str, line: int, offset: int) -> str:
 
 _ID_HEAD = re.compile(r"^\W*(id|#|no\.?|nr\.?|number|step|order|rank|priority)\W*$", re.IGNORECASE)
 _ID_CELL = re.compile(r"^[\s(#*_]*(?:[A-Z]|\d{1,3}|[A-Z]?\d{1,3}[a-z]?)[\s.):*_]*$")
-"""An ID cell (`A`, `12`, `(3)`, `B2.`); `C#`, `F#` and `R` with a sign after it name a language."""
+"""An ID cell (`A`, `12`, `(3)`, `B2.`); a letter with a sign after it (`C#`, `F#`) names a language."""
 _TRIGGER_HEAD = re.compile(r"\b(when|trigger|situation|task|before|if|condition|moment|scenario|need|use|"
                            r"goal|doing|action|you want|intent|case)\b", re.IGNORECASE)
 
@@ -517,8 +526,8 @@ def _named_skill_file(target: str, context: str, file: Path, plugin: Path | None
     return found.pop() if len(found) == 1 else None
 
 
-_FOLDER_NAMED = re.compile(r"`((?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)*/)`|\]\(((?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)*/)\)")
-"""A folder the text names: a code span or a link target ending in `/` (`references/`)."""
+_FOLDER_NAMED = re.compile(rf"`({FOLDER_PATH})`|\]\(({FOLDER_PATH})\)")
+"""A folder the text names: a code span or a link target that is a folder path (`references/`)."""
 
 
 def _named_folder_file(target: str, context: str, file: Path) -> tuple[Path, str] | None:
