@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.core.linkfiles import PROJECT_FILES, link_exists
+from workbench.core.linkfiles import is_project_file, link_exists
 from workbench.core.lint import Finding
 from workbench.core.listing import LIMITS, Entry, Listing, listed_name, listing, not_offered_reason
 from workbench.core.reach import host_starts, own_root, plugin_roots, reachable
@@ -77,7 +77,7 @@ def dangling(rows: list[Row], plugin: Path | None = None) -> list[Finding]:
         own = own_root(row.file, roots) if roots and row.file is not None else None
         for target, path in dict.fromkeys((lk.target, lk.path) for lk in row.links):
             if link_exists(target, path):
-                if own is None or own in path.parents or "/" not in target and target.lower() in PROJECT_FILES:
+                if own is None or own in path.parents or is_project_file(target):
                     continue
                 out.append(Finding("DANGLING", "error", f"{target} is outside the plugin {own.name}: an installed "
                                    "plugin does not ship it", row.file, row.line, row.id))

@@ -46,6 +46,13 @@ def link_exists(target: str, path: Path) -> bool:
     return exists_exactly(path)
 
 
+def is_project_file(target: str) -> bool:
+    """TARGET is a bare project-file name (`CLAUDE.md`, `./README.md`): the user's file, never the plugin's."""
+    parts = target.split("#")[0].split("/")
+    folders = parts[1:] if parts[0] == "." else parts
+    return len(folders) == 1 and folders[0].lower() in PROJECT_FILES
+
+
 def unshipped(target: str) -> str:
     """Why TARGET, a path that matches no file, names something no plugin ships ('' when it may be one)."""
     parts = target.split("#")[0].split("/")
@@ -54,7 +61,7 @@ def unshipped(target: str) -> str:
     if _PLACEHOLDER.search(target):
         return f"a template (`{target}`): a name the agent fills in, not a procedure"
     folders = parts[1:] if parts[0] == "." else parts
-    if len(folders) == 1 and folders[0].lower() in PROJECT_FILES:
+    if is_project_file(target):
         return f"the user's project file `{target}` (as `CLAUDE.md`, `AGENTS.md`), not a procedure the plugin ships"
     if ".." not in folders and (folders[0] in _SCRATCH or any(p in _PROJECT_FOLDERS for p in folders[:-1])):
         return f"a file of the user's project (`{target}`), not a procedure the plugin ships"

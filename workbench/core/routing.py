@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Literal
 
 from workbench.core.errors import InputError
-from workbench.core.linkfiles import PROJECT_FILES, TEMPLATE, link_exists, unshipped
+from workbench.core.linkfiles import TEMPLATE, is_project_file, link_exists, unshipped
 from workbench.core.markdown import (
     FOLDER_PATH,
     Block,
@@ -277,8 +277,7 @@ def _resolve(target: str, base: Path, fallback: Path | None) -> Path:
     if expanded is not None:
         return (expanded[0] / expanded[1]).resolve()
     path = (base / target).resolve()
-    project_file = "/" not in target and target.lower() in PROJECT_FILES  # the user's, not the plugin root's
-    if fallback is not None and not project_file and not path.exists() and (fallback / target).exists():
+    if fallback is not None and not is_project_file(target) and not path.exists() and (fallback / target).exists():
         return (fallback / target).resolve()
     return path
 
