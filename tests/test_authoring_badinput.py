@@ -10,6 +10,7 @@ import pytest
 
 from workbench.cli import main
 from workbench.core.errors import InputError
+from workbench.core.markdown import front_matter
 from workbench.core.routing import parse_text, read_files
 from workbench.core.workspace import load_workspace
 from workbench.tui.data import WorkspaceView, lint_edit
@@ -110,3 +111,29 @@ def test_the_editor_lints_a_row_of_a_broken_file(tmp_path: Path) -> None:
         row = next(r for r in view.rows if r.id == f"{name}/prune")
         found = lint_edit(view, row, "When the cache is big, read [prune](steps/prune.md).")
         assert found is not None and {f.rule for f in found} >= {"state-trigger"}, (name, found)
+
+
+FRONT_MATTERS = [
+    "name: a\ndescription: Use when one\n", "description: >-\n  Use when folded\n  over lines\n",
+    "name: b\ntags: [x, 'y', 3, 2.5, null, yes, 2024-01-02]\n", "name: c\ndescription: 'Use: quoted: colons'\n",
+    "name: d\nname: twice\n", "description: Use when: the colon: breaks\n  it: [\n", "a: b\n\tc: d\n",
+    "x: *nowhere\n", "description: \"unclosed\n",
+]
+
+
+@pytest.mark.parametrize("source", FRONT_MATTERS)
+def test_front_matter_reads_as_safe_load_does(source: str, tmp_path: Path) -> None:
+    """The front matter read (libyaml where PyYAML has it) gives `yaml.safe_load`'s values, and for YAML
+    it refuses, `safe_load`'s error and line."""
+    import yaml
+
+    try:
+        expected: object = yaml.safe_load(source.removesuffix("\n"))  # as the block is cut out
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        with pytest.raises(InputError) as got:
+            front_matter(f"---\n{source}---\nbody\n", file=tmp_path / "SKILL.md")
+        assert got.value.line == (mark.line + 2 if mark else None)
+        assert str(getattr(exc, "problem", None) or exc) in str(got.value)
+        return
+    assert front_matter(f"---\n{source}---\nbody\n").data == (expected if isinstance(expected, dict) else {})

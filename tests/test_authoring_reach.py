@@ -78,3 +78,20 @@ def test_a_loose_agents_md_mention_reaches_none_of_the_repos_files(tmp_path: Pat
     found = {(f["rule"], Path(f["file"]).relative_to(ws).as_posix()) for f in json.loads(done.stdout)["findings"]
              if f["rule"] == "UNINDEXED"}
     assert found == {("UNINDEXED", "plugins/notes/skills/jot/stale.md")}
+
+
+def test_a_file_belongs_to_its_own_plugin_not_one_whose_name_starts_its_own(tmp_path: Path) -> None:
+    """`own_root` compares folders, not the start of a name: `plugins/plug-extra/` is not inside `plugins/plug/`."""
+    from workbench.core.reach import own_root
+
+    for name in ("plug", "plug-extra"):
+        (tmp_path / "plugins" / name / ".claude-plugin").mkdir(parents=True)
+        (tmp_path / "plugins" / name / ".claude-plugin/plugin.json").write_text(json.dumps({"name": name}))
+    skill = tmp_path / "plugins/plug-extra/skills/s/SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("# s\n")
+    roots = plugin_roots(tmp_path)
+    assert own_root(skill, roots) == (tmp_path / "plugins/plug-extra").resolve()
+    assert own_root(tmp_path / "plugins/plug", roots) == (tmp_path / "plugins/plug").resolve()
+    assert own_root(tmp_path / "README.md", roots) == tmp_path.resolve()
+    assert own_root(tmp_path / "plugins/plug-notes/a.md", roots) == tmp_path.resolve(), "no plugin holds it"

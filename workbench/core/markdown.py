@@ -8,6 +8,7 @@ are values, not text. Each block is a list of `Piece`s (text, code span, link) w
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,11 +95,17 @@ def read_text_lossy(path: Path) -> tuple[str, InputError | None]:
 def body_text(text: str) -> str:
     """TEXT without its leading `---` block, the YAML unread (a file whose front matter is broken
     still has a body that mentions files)."""
+    return split_body(text)[0]
+
+
+def split_body(text: str) -> tuple[str, int]:
+    """`body_text(TEXT)` and the number of lines before it: the body and offset `front_matter` gives
+    (so `mentions` and the routing read ask `blocks` for the same parse)."""
     lines = text.removeprefix("\ufeff").split("\n")
     if not lines or lines[0].strip() != "---":
-        return "\n".join(lines)
+        return "\n".join(lines), 0
     end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
-    return "\n".join(lines[end + 1:]) if end is not None else "\n".join(lines)
+    return ("\n".join(lines[end + 1:]), end + 1) if end is not None else ("\n".join(lines), 0)
 
 
 def front_matter_lenient(text: str, *, file: Path | None = None) -> tuple[FrontMatter, InputError | None]:
@@ -126,7 +133,7 @@ def front_matter(text: str, *, file: Path | None = None) -> FrontMatter:
         raise InputError("front matter opened by `---` is never closed", file=str(file) if file else None, line=1)
     source = "\n".join(lines[1:end])
     try:
-        data = yaml.safe_load(source) if source.strip() else {}
+        data = _yaml_load(source) if source.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise InputError(f"invalid YAML front matter: {getattr(exc, 'problem', None) or exc}",
@@ -143,6 +150,18 @@ def front_matter(text: str, *, file: Path | None = None) -> FrontMatter:
         elif last is not None and (line.startswith((" ", "\t")) or not line.strip()):
             spans[last] = (spans[last][0], number if line.strip() else spans[last][1])
     return FrontMatter({str(k): v for k, v in data.items()}, spans, "\n".join(lines[end + 1:]), end + 1)
+
+
+def _yaml_load(source: str) -> Any:
+    """`yaml.safe_load(SOURCE)`, by libyaml where PyYAML has it (front matter of every routing file is
+    read); YAML it refuses is read again by `safe_load`, so an error is reported as `safe_load` words it."""
+    loader = getattr(yaml, "CSafeLoader", None)
+    if loader is None:
+        return yaml.safe_load(source)
+    try:
+        return yaml.load(source, Loader=loader)  # noqa: S506 - the C twin of SafeLoader
+    except yaml.YAMLError:
+        return yaml.safe_load(source)
 
 
 def _pieces(inline: Token, first_line: int) -> tuple[Piece, ...]:
@@ -177,11 +196,29 @@ def _closed(fence: Token, lines: list[str]) -> bool:
     return end - start >= 2 and last.startswith(fence.markup) and not last.strip(fence.markup[:1])
 
 
-def blocks(body: str, *, offset: int = 0, section: str = "", every: bool = False) -> list[Block]:
+def blocks(body: str, *, offset: int = 0, every: bool = False) -> list[Block]:
     """Table body rows, list-item paragraphs and plain paragraphs of BODY (code blocks are skipped;
     a fence never closed is read as text, as the agent reading the raw file reads it). A table's
     header row that holds a link is a row too (`| [v](v.md) | Before vacuuming |` then more rows);
-    EVERY adds headings and HTML blocks (what `mentions` follows, which routes never come from)."""
+    EVERY adds headings and HTML blocks (what `mentions` follows, which routes never come from).
+
+    One parse serves both readings, remembered per body and offset: the routing read and the audit's
+    reach (`mentions`) of the same file parse it once."""
+    found = _every_block(body, offset)
+    return list(found) if every else [b for b in found if b.kind not in _EXTRA_KINDS]
+
+
+_EXTRA_KINDS = frozenset({"heading", "html"})
+"""Block kinds only `blocks(every=True)` gives."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _every_block(body: str, offset: int) -> tuple[Block, ...]:
+    return tuple(_scan(body, offset, ""))
+
+
+def _scan(body: str, offset: int, section: str) -> list[Block]:
+    """`blocks(BODY, offset=OFFSET, every=True)`, under SECTION until BODY's first heading."""
     out: list[Block] = []
     head_cells: list[tuple[Piece, ...]] = []
     head_line = 0
@@ -197,15 +234,13 @@ def blocks(body: str, *, offset: int = 0, section: str = "", every: bool = False
         if tok.type == "fence" and tok.map and not _closed(tok, lines):
             # a stray fence runs to the end of the file: an agent reads the raw text, so it is text;
             # that reading covers every line after it, so no later token is read again
-            out += blocks("\n".join(lines[tok.map[0] + 1:]), offset=offset + tok.map[0] + 1, section=section,
-                          every=every)
+            out += _scan("\n".join(lines[tok.map[0] + 1:]), offset + tok.map[0] + 1, section)
             break
         elif tok.type == "inline" and tokens[i - 1].type == "heading_open":
             section = tok.content.strip()
-            if every:
-                line = (tok.map[0] if tok.map else 0) + 1 + offset
-                out.append(Block("heading", line, (_pieces(tok, line),), section=section))
-        elif tok.type == "html_block" and every:
+            line = (tok.map[0] if tok.map else 0) + 1 + offset
+            out.append(Block("heading", line, (_pieces(tok, line),), section=section))
+        elif tok.type == "html_block":
             line = (tok.map[0] if tok.map else 0) + 1 + offset
             out.append(Block("html", line, ((Piece("text", tok.content, line),),), section=section))
         elif tok.type == "list_item_open":
@@ -268,11 +303,15 @@ def mentions(text: str) -> list[Mention]:
     """Every local markdown file TEXT mentions outside code blocks: link targets, `path.md` code spans,
     bare `path.md` words, and `folder/` code spans (kind `folder`); in order, each once."""
     out: list[Mention] = []
-    for block in blocks(body_text(text), every=True):
+    body, offset = split_body(text)
+    for block in blocks(body, offset=offset, every=True):
         for cell in block.cells:
             before = ""
             for piece in cell:
                 before, lead = before + piece.text, before
+                if ".md" not in (piece.href if piece.kind == "link" else piece.text).lower() and not (
+                        piece.kind == "code" and "/" in piece.text):
+                    continue  # names no markdown file and is no folder span: nothing below can match
                 out += [Mention(m.group(1), "link") for m in _HREF.finditer(piece.text) if piece.kind == "text"
                         and not _SCHEME.match(m.group(1)) and m.group(1).split("#")[0].lower().endswith(".md")]
                 if piece.kind == "link":

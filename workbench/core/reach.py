@@ -54,8 +54,13 @@ def plugin_roots(top: Path) -> list[Path]:
 
 def own_root(file: Path, roots: list[Path]) -> Path:
     """The plugin FILE belongs to: the deepest of ROOTS holding it (the last root when none does)."""
-    resolved = file.resolve()
-    return next((r for r in roots if r == resolved or r in resolved.parents), roots[-1])
+    resolved = str(file.resolve())
+    return next((r for r in roots if _inside(resolved, str(r))), roots[-1])
+
+
+def _inside(path: str, folder: str) -> bool:
+    """PATH (resolved) is FOLDER (resolved) or lies under it; by text, as `Path.is_relative_to` decides."""
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def _named(root: Path, value: object) -> list[Path]:

@@ -22,6 +22,7 @@ linking a file an earlier row already links is told apart by its section heading
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
 from dataclasses import dataclass, replace
@@ -210,6 +211,8 @@ def _mark_links(sentence: list[Piece], *, bare: bool, cell: bool = False) -> lis
     """Pieces with procedure links (and a leading `path.md` code span, and bare paths when BARE)
     turned into (label, target, line) tuples. In a table CELL a `path.md` code span with nothing but
     joiners before it is a link too (`| Porting a prompt | `references/port.md` |`)."""
+    if not any(".md" in (p.href if p.kind == "link" else p.text).lower() for p in sentence):
+        return list(sentence)  # names no markdown file: nothing to mark (most sentences)
     out: list[Piece | tuple[str, str, int]] = []
     leading = True
     before = ""
@@ -619,11 +622,22 @@ def _manifest_name(path: Path) -> str:
 
 def _marketplace_sources(top: Path) -> dict[Path, str]:
     """Plugin folders a `.claude-plugin/marketplace.json` at TOP names (`source: "./plugins/x"`) -> name;
-    with a `skills` array (`source: "./"`, `skills: ["./skills/xlsx"]`) each Skill folder it lists."""
+    with a `skills` array (`source: "./"`, `skills: ["./skills/xlsx"]`) each Skill folder it lists.
+    Read once per version of the file (every routing file of a marketplace asks)."""
+    try:
+        stat = (top / ".claude-plugin/marketplace.json").stat()
+    except OSError:
+        return {}
+    return dict(_sources_read(top, stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=64)
+def _sources_read(top: Path, mtime_ns: int, size: int) -> tuple[tuple[Path, str], ...]:
+    """`_marketplace_sources` read from the file (MTIME_NS and SIZE key its version)."""
     try:
         data = json.loads((top / ".claude-plugin/marketplace.json").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return {}
+        return ()
     entries = data.get("plugins") if isinstance(data, dict) else None
     out: dict[Path, str] = {}
     for entry in entries if isinstance(entries, list) else []:
@@ -636,7 +650,7 @@ def _marketplace_sources(top: Path) -> dict[Path, str]:
             for folder in skills if isinstance(skills, list) else []:
                 if isinstance(folder, str):
                     out.setdefault((top / source / folder).resolve(), name)
-    return out
+    return tuple(out.items())
 
 
 def plugin_namespace(file: Path, plugin: Path | None) -> str:
