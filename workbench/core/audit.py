@@ -91,10 +91,12 @@ def dangling(rows: list[Row], plugin: Path | None = None) -> list[Finding]:
 
 def _found_in_skill(name: str, file: Path | None) -> str:
     """" (the Skill has it at references/x.md)" when the folder of FILE holds a file NAME elsewhere: the
-    link as written does not resolve, but the fix is its folder (`csrf.md` for `references/csrf.md`)."""
+    link as written does not resolve, but the fix is its folder (`csrf.md` for `references/csrf.md`).
+    FILE itself is never the answer: a missing `other/SKILL.md` is another Skill, not the linking one."""
     if file is None or not (file.parent / "SKILL.md").is_file():
         return ""  # a Skill's own folder only: a root AGENTS.md would search the whole repo
-    found = sorted(p.relative_to(file.parent).as_posix() for p in file.parent.rglob(name) if p.is_file())
+    found = sorted(p.relative_to(file.parent).as_posix() for p in file.parent.rglob(name)
+                   if p.is_file() and p.resolve() != file.resolve())
     if not found:
         return ""
     return f" (the Skill has it at {', '.join(found[:3])}{', …' if len(found) > 3 else ''})"

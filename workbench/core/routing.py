@@ -47,8 +47,10 @@ Wording = Literal["before-action", "state", "bare-and"]
 Side = Literal["before", "after"]
 
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
-_MD_PATH = re.compile(r"^(?:\.{0,2}/)?[\w{}<>*@$.-]+(?:/[\w{}<>*@.-]+)*\.md$", re.IGNORECASE)
-_BARE_PATH = re.compile(r"(?<![\w/.(\[`-])((?:\.{0,2}/|\$)?(?:[\w{}.-]+/)*[\w{}-]+\.md)\b")
+_MD_PATH = re.compile(r"^(?:\.{1,2}/)?[\w{}<>*@$.-]+(?:/[\w{}<>*@.-]+)*\.md$", re.IGNORECASE)
+_BARE_PATH = re.compile(r"(?<![\w/.(\[`-])((?:\.{1,2}/|\$)?(?:[\w{}.-]+/)*[\w{}-]+\.md)\b")
+"""A file path as a code span or a bare word names it: relative (`./`, `../` or none) or from a placeholder; an
+absolute path (`/tmp/notes.md`, `/path/to/x.md`) is a machine's file or an example, as an absolute href is."""
 _CELL_LEAD = re.compile(r"[\s,;/&+*_]*(?:(?:and|or)\s*)?", re.IGNORECASE)
 """What may stand before a `path.md` code span in a table cell that lists files (`a.md`, `b.md` or `c.md`)."""
 _BARE_JOIN = re.compile(r"\s*(?:\([^()]*\)\s*)?(?:,\s*)?(?:and|&|\+|or)\s*", re.IGNORECASE)
@@ -412,6 +414,10 @@ def _table_row(block: Block, file: Path, skill: str, fallback: Path | None) -> R
         links, side, lead, _ = _build_links(first, "", file.parent, fallback)
         trigger = _LEAD_TAIL.sub("", lead).strip()
         why = f"table row: trigger and links in one cell{skipped}"
+        beside = next((text for i in others if i != lone and (text := _text(list(cells[i])).strip())), "")
+        if not trigger and beside:  # `| [s](s/SKILL.md) | Worked example: `x.md` |`: every cell links
+            trigger = beside
+            why = f"table row: every cell links; the trigger is the text beside the first link's cell{skipped}"
     if side == "after":
         why += "; the clause follows each link"
     return Row(skill, trigger, tuple(links), block.line, kind="table", file=file, why=why, section=block.section)

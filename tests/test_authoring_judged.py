@@ -1,0 +1,74 @@
+"""Misreads found by judging every DANGLING finding of the eleven marketplaces in docs/authoring.md
+("Judged, 2026-12-07"), each as a minimal reproduction in our own words: a missing sibling Skill
+hinted at the linking Skill's own SKILL.md, absolute example paths read as links, and a table row
+whose every cell links left without a trigger.
+"""
+import json
+from pathlib import Path
+
+import pytest
+
+from workbench.cli import main
+from workbench.core.routing import parse_text
+
+HEAD = "---\nname: tool\ndescription: Use the tool.\n---\n\n"
+
+
+def _skill(root: Path, body: str) -> Path:
+    (root / "plug/.claude-plugin").mkdir(parents=True, exist_ok=True)
+    (root / "plug/.claude-plugin/plugin.json").write_text('{"name": "plug"}\n')
+    skill = root / "plug/skills/tool/SKILL.md"
+    skill.parent.mkdir(parents=True, exist_ok=True)
+    skill.write_text(HEAD + body)
+    return skill
+
+
+def _audit(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    monkeypatch.chdir(root / "plug")
+    assert main(["init", "."]) == 0
+    capsys.readouterr()
+    assert main(["audit", "--json"]) == 0
+    return [f["message"] for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == "DANGLING"]
+
+
+def test_a_missing_sibling_skill_is_not_hinted_at_the_linking_skill(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    _skill(tmp_path, "Before filling a spreadsheet, read [sheets](../sheets/SKILL.md).\n")
+    assert _audit(tmp_path, monkeypatch, capsys) == ["../sheets/SKILL.md does not exist"]
+
+
+def test_a_nested_skill_file_of_the_same_name_is_still_hinted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    skill = _skill(tmp_path, "Before filling a spreadsheet, read [sheets](sheets.md).\n")
+    (skill.parent / "parts").mkdir()
+    (skill.parent / "parts/sheets.md").write_text("# sheets\n")
+    assert _audit(tmp_path, monkeypatch, capsys) == ["sheets.md does not exist (the Skill has it at parts/sheets.md)"]
+
+
+@pytest.mark.parametrize("text", [
+    "| Kind | Example |\n|---|---|\n| Scratch notes | `/tmp/notes.md` |\n",
+    "- Before you start: `/path/to/guide.md`\n",
+    "Before editing, read /home/me/guide.md first.\n",
+])
+def test_an_absolute_path_is_no_link(text: str, tmp_path: Path) -> None:
+    skill = _skill(tmp_path, text)
+    rows = parse_text(skill.read_text(), skill, plugin=skill.parents[2])
+    assert [r.trigger for r in rows if r.kind != "description"] == []
+
+
+def test_a_relative_code_span_still_links(tmp_path: Path) -> None:
+    skill = _skill(tmp_path, "- Before you start: `./guide.md`\n")
+    rows = parse_text(skill.read_text(), skill, plugin=skill.parents[2])
+    assert [(r.trigger, [lk.target for lk in r.links]) for r in rows if r.kind != "description"] == [
+        ("Before you start", ["./guide.md"])]
+
+
+def test_a_table_row_whose_every_cell_links_takes_the_text_beside_the_link(tmp_path: Path) -> None:
+    skill = _skill(tmp_path, "| Skill | Relationship |\n|---|---|\n"
+                             "| [grid](../grid/SKILL.md) | Opposite direction: cells to text |\n"
+                             "| [pivot](../pivot/SKILL.md) | Worked example: `references/pivot-demo.md` |\n")
+    rows = parse_text(skill.read_text(), skill, plugin=skill.parents[2])
+    assert [(r.trigger, [lk.target for lk in r.links]) for r in rows if r.kind != "description"] == [
+        ("Opposite direction: cells to text", ["../grid/SKILL.md"]),
+        ("Worked example: `references/pivot-demo.md`", ["../pivot/SKILL.md"]),
+    ]
