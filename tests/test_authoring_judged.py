@@ -72,3 +72,29 @@ def test_a_table_row_whose_every_cell_links_takes_the_text_beside_the_link(tmp_p
         ("Opposite direction: cells to text", ["../grid/SKILL.md"]),
         ("Worked example: `references/pivot-demo.md`", ["../pivot/SKILL.md"]),
     ]
+
+
+def _market(root: Path, body: str) -> Path:
+    """A marketplace whose plugin `p` has no manifest of its own (`marketplace.json` names its source)."""
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin/marketplace.json").write_text(json.dumps(
+        {"name": "m", "plugins": [{"name": "p", "source": "./plugins/p"}]}))
+    skill = root / "plugins/p/skills/s/SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: s\ndescription: Use s.\n---\n\n" + body)
+    (root / "plugins/p/references").mkdir()
+    (root / "plugins/p/references/quirks.md").write_text("# quirks\n")
+    return skill
+
+
+@pytest.mark.parametrize("target", ["references/quirks.md", "${CLAUDE_PLUGIN_ROOT}/references/quirks.md"])
+def test_a_link_written_from_the_plugin_root_resolves_there(target: str, tmp_path: Path) -> None:
+    skill = _market(tmp_path, f"Before calling the API, read [quirks]({target}).\n")
+    rows = parse_text(skill.read_text(), skill, plugin=tmp_path)
+    assert [lk.path for r in rows for lk in r.links] == [(tmp_path / "plugins/p/references/quirks.md").resolve()]
+
+
+def test_a_link_missing_from_the_skill_and_the_plugin_root_stays_missing(tmp_path: Path) -> None:
+    skill = _market(tmp_path, "Before calling the API, read [limits](references/limits.md).\n")
+    rows = parse_text(skill.read_text(), skill, plugin=tmp_path)
+    assert [lk.path for r in rows for lk in r.links] == [(skill.parent / "references/limits.md").resolve()]

@@ -260,10 +260,48 @@ def _skill_folder(base: Path) -> Path:
 
 
 def _plugin_folder(base: Path, fallback: Path | None) -> Path:
-    """The nearest plugin root at or above BASE (a `.claude-plugin/` folder), else FALLBACK, else BASE."""
+    """The root of the plugin BASE lies in: inside the marketplace FALLBACK, the plugin that holds it
+    (`plugin_root`); else the nearest folder at or above BASE with a `.claude-plugin/` (or `.codex-plugin/`)
+    folder, else FALLBACK, else BASE."""
+    inside = plugin_root(base, fallback)
+    if inside is not None:
+        return inside
     found = next((f for f in (base, *base.parents) if (f / ".claude-plugin").is_dir()
                   or (f / ".codex-plugin").is_dir()), None)
     return found or fallback or base
+
+
+def plugin_root(folder: Path, plugin: Path | None) -> Path | None:
+    """The root of the plugin of the marketplace PLUGIN that FOLDER lies in (`_own_plugin`), or None."""
+    found = _own_plugin(folder.resolve(), plugin, listed=False)
+    return found[0] if found is not None else None
+
+
+def _own_plugin(start: Path, plugin: Path | None, *, listed: bool) -> tuple[Path, str] | None:
+    """(folder, name) of the plugin the resolved folder START lies in inside the marketplace PLUGIN: the
+    nearest folder at or above START, below PLUGIN, holding `.claude-plugin/plugin.json` (or
+    `.codex-plugin/`; its `name`, else the folder's) or named as a `source` by PLUGIN's `marketplace.json`
+    (or, LISTED, a Skill folder an entry's `skills` lists), as `reach.plugin_roots` finds plugins. None
+    outside any, or when PLUGIN is itself the one plugin."""
+    if plugin is None:
+        return None
+    top = plugin.resolve()
+    sources: dict[Path, str] | None = None
+    for place in (start, *start.parents):
+        if place == top or not place.is_relative_to(top):
+            return None
+        for rel in _MANIFESTS:
+            if (place / rel).is_file():
+                return place, _manifest_name(place / rel) or place.name
+        if sources is None:
+            sources = _marketplace_sources(top) if listed else {
+                f: n for f, n in _marketplace_sources(top).items() if f in _plugin_sources(top)}
+        if place in sources:
+            return place, sources[place]
+    return None
+
+
+_MANIFESTS = (".claude-plugin/plugin.json", ".codex-plugin/plugin.json")
 
 
 def host_path(target: str, base: Path, fallback: Path | None = None) -> tuple[Path, str] | None:
@@ -278,12 +316,17 @@ def host_path(target: str, base: Path, fallback: Path | None = None) -> tuple[Pa
 
 
 def _resolve(target: str, base: Path, fallback: Path | None) -> Path:
+    """Where TARGET, linked from a file in BASE, is: a host path variable expanded; else from BASE, else
+    (when that misses) from the root of BASE's plugin, then of the workspace FALLBACK where it exists there."""
     expanded = host_path(target, base, fallback)
     if expanded is not None:
         return (expanded[0] / expanded[1]).resolve()
     path = (base / target).resolve()
-    if fallback is not None and not is_project_file(target) and not path.exists() and (fallback / target).exists():
-        return (fallback / target).resolve()
+    if fallback is None or is_project_file(target) or path.exists():
+        return path
+    for root in (plugin_root(base, fallback), fallback):  # written from the plugin's root, or the workspace's
+        if root is not None and (root / target).exists():
+            return (root / target).resolve()
     return path
 
 
@@ -634,49 +677,46 @@ def _marketplace_sources(top: Path) -> dict[Path, str]:
         stat = (top / ".claude-plugin/marketplace.json").stat()
     except OSError:
         return {}
-    return dict(_sources_read(top, stat.st_mtime_ns, stat.st_size))
+    return {folder: name for folder, name, _ in _sources_read(top, stat.st_mtime_ns, stat.st_size)}
+
+
+def _plugin_sources(top: Path) -> frozenset[Path]:
+    """The plugin folders TOP's `marketplace.json` names as `source` (not the Skill folders it lists)."""
+    try:
+        stat = (top / ".claude-plugin/marketplace.json").stat()
+    except OSError:
+        return frozenset()
+    return frozenset(folder for folder, _, source in _sources_read(top, stat.st_mtime_ns, stat.st_size) if source)
 
 
 @functools.lru_cache(maxsize=64)
-def _sources_read(top: Path, mtime_ns: int, size: int) -> tuple[tuple[Path, str], ...]:
-    """`_marketplace_sources` read from the file (MTIME_NS and SIZE key its version)."""
+def _sources_read(top: Path, mtime_ns: int, size: int) -> tuple[tuple[Path, str, bool], ...]:
+    """(folder, plugin name, whether it is the plugin's `source`) of `_marketplace_sources`, read from the
+    file (MTIME_NS and SIZE key its version)."""
     try:
         data = json.loads((top / ".claude-plugin/marketplace.json").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return ()
     entries = data.get("plugins") if isinstance(data, dict) else None
-    out: dict[Path, str] = {}
+    out: dict[Path, tuple[str, bool]] = {}
     for entry in entries if isinstance(entries, list) else []:
         source = entry.get("source") if isinstance(entry, dict) else None
         if isinstance(source, str) and source.startswith("./"):
             name = entry.get("name")
             name = name if isinstance(name, str) and name else Path(source).name or top.name
-            out.setdefault((top / source).resolve(), name)
+            out.setdefault((top / source).resolve(), (name, True))
             skills = entry.get("skills")
             for folder in skills if isinstance(skills, list) else []:
                 if isinstance(folder, str):
-                    out.setdefault((top / source / folder).resolve(), name)
-    return tuple(out.items())
+                    out.setdefault((top / source / folder).resolve(), (name, False))
+    return tuple((folder, name, source) for folder, (name, source) in out.items())
 
 
 def plugin_namespace(file: Path, plugin: Path | None) -> str:
-    """The plugin FILE belongs to when the workspace PLUGIN is a marketplace: the nearest folder below
-    PLUGIN holding `.claude-plugin/plugin.json` (or `.codex-plugin/`), or a `marketplace.json` source;
-    its manifest `name`, else the folder name. '' when the workspace is itself the one plugin."""
-    if plugin is None:
-        return ""
-    top = plugin.resolve()
-    sources: dict[Path, str] | None = None
-    for folder in file.resolve().parents:
-        if folder == top or top not in folder.parents:
-            return ""
-        for rel in (".claude-plugin/plugin.json", ".codex-plugin/plugin.json"):
-            if (folder / rel).is_file():
-                return _manifest_name(folder / rel) or folder.name
-        sources = _marketplace_sources(top) if sources is None else sources
-        if folder in sources:
-            return sources[folder]
-    return ""
+    """The plugin FILE belongs to when the workspace PLUGIN is a marketplace (`_own_plugin`, Skill folders
+    a `skills` list names included): its name. '' when the workspace is itself the one plugin."""
+    found = _own_plugin(file.resolve().parent, plugin, listed=True)
+    return found[1] if found is not None else ""
 
 
 def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path | None = None,
