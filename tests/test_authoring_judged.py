@@ -98,3 +98,14 @@ def test_a_link_missing_from_the_skill_and_the_plugin_root_stays_missing(tmp_pat
     skill = _market(tmp_path, "Before calling the API, read [limits](references/limits.md).\n")
     rows = parse_text(skill.read_text(), skill, plugin=tmp_path)
     assert [lk.path for r in rows for lk in r.links] == [(skill.parent / "references/limits.md").resolve()]
+
+
+def test_a_file_of_a_skill_the_file_names_in_another_section_resolves_there(tmp_path: Path) -> None:
+    skill = _skill(tmp_path, "# Upgrade\n\nThe steps come from the `ledger-migrate` skill.\n\n## Versions\n\n"
+                             "| From | To | Steps |\n|---|---|---|\n| 1.0 | 2.0 | `steps/v1-to-v2.md` |\n")
+    sibling = skill.parents[1] / "ledger-migrate"
+    (sibling / "steps").mkdir(parents=True)
+    (sibling / "SKILL.md").write_text("---\nname: ledger-migrate\ndescription: Use to migrate.\n---\n")
+    (sibling / "steps/v1-to-v2.md").write_text("# steps\n")
+    rows = parse_text(skill.read_text(), skill, plugin=skill.parents[2])
+    assert [lk.path for r in rows for lk in r.links] == [(sibling / "steps/v1-to-v2.md").resolve()]

@@ -616,7 +616,8 @@ def _drop_unshipped(rows: list[Row], written: set[str], rejected: list[Rejected]
                 kept.append(lk)
                 continue
             context = _section_before(text, row.line)
-            elsewhere = _named_skill_file(lk.target, context, file, plugin)
+            elsewhere = _named_skill_file(lk.target, context, file, plugin) or _named_skill_file(
+                lk.target, text, file, plugin)  # the Skill named in this section, else anywhere in the file
             in_folder = None if elsewhere else _named_folder_file(lk.target, context, file)
             reason = "" if elsewhere or in_folder else _why_unshipped(lk, row, written, context)
             if elsewhere:
