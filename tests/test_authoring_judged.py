@@ -109,3 +109,18 @@ def test_a_file_of_a_skill_the_file_names_in_another_section_resolves_there(tmp_
     (sibling / "steps/v1-to-v2.md").write_text("# steps\n")
     rows = parse_text(skill.read_text(), skill, plugin=skill.parents[2])
     assert [lk.path for r in rows for lk in r.links] == [(sibling / "steps/v1-to-v2.md").resolve()]
+
+
+def test_a_sibling_skill_named_by_its_folder_resolves_there(tmp_path: Path) -> None:
+    skill = _skill(tmp_path, "- Before you research, read [foundations](a-foundations/SKILL.md).\n")
+    sibling = skill.parents[1] / "a-foundations/SKILL.md"
+    sibling.parent.mkdir()
+    sibling.write_text("---\nname: a-foundations\ndescription: Use first.\n---\n")
+    rows = parse_text(skill.read_text(), skill, plugin=skill.parents[2])
+    assert [lk.path for r in rows for lk in r.links] == [sibling.resolve()]
+
+
+def test_a_hidden_local_memory_file_is_the_users_not_a_link(tmp_path: Path) -> None:
+    skill = _skill(tmp_path, "| File | Location |\n|---|---|\n| Local overrides | `./.claude.local.md` |\n")
+    assert [r.trigger for r in parse_text(skill.read_text(), skill, plugin=skill.parents[2])
+            if r.kind != "description"] == []

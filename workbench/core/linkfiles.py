@@ -7,7 +7,8 @@ A path that matches nothing is DANGLING only when the plugin could have shipped 
 what the agent will find or make in the user's own project instead (`unshipped`):
 - a template or glob: `<repo>/scratch/<topic>/notes.md`, `plans/{plan-id}.md`, `$LEDGER_DIR/x.md`,
   `YYYY-MM-DD-<title>.md`, `NNNN-title.md`, `docs/specs/*.md`, `**/CHANGELOG.md`;
-- a file of the project the agent works in: a bare project-file name (`CLAUDE.md`, `AGENTS.md`), one
+- a file of the project the agent works in: a bare project-file name (`CLAUDE.md`, `AGENTS.md`, a
+  hidden `.claude.local.md`), one
   under a host's project folder (`.claude/rules/x.md`,
   `repos/.claude/x.md`, `.github/x.md`), in the home folder (`~/…`) or in a scratch folder (`tmp/…`).
 A path that climbs out of its folder (`../../.claude/rules/x.md`) is the author's own link and stays
@@ -50,7 +51,7 @@ def is_project_file(target: str) -> bool:
     """TARGET is a bare project-file name (`CLAUDE.md`, `./README.md`): the user's file, never the plugin's."""
     parts = target.split("#")[0].split("/")
     folders = parts[1:] if parts[0] == "." else parts
-    return len(folders) == 1 and folders[0].lower() in PROJECT_FILES
+    return len(folders) == 1 and folders[0].lower().removeprefix(".") in PROJECT_FILES  # `.claude.local.md` too
 
 
 def unshipped(target: str) -> str:

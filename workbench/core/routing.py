@@ -317,14 +317,16 @@ def host_path(target: str, base: Path, fallback: Path | None = None) -> tuple[Pa
 
 def _resolve(target: str, base: Path, fallback: Path | None) -> Path:
     """Where TARGET, linked from a file in BASE, is: a host path variable expanded; else from BASE, else
-    (when that misses) from the root of BASE's plugin, then of the workspace FALLBACK where it exists there."""
+    (when that misses) from the root of BASE's plugin, then of the workspace FALLBACK, then, for a
+    `name/SKILL.md`, the folder of BASE's Skill folder (a sibling Skill by its folder), where it exists there."""
     expanded = host_path(target, base, fallback)
     if expanded is not None:
         return (expanded[0] / expanded[1]).resolve()
     path = (base / target).resolve()
     if fallback is None or is_project_file(target) or path.exists():
         return path
-    for root in (plugin_root(base, fallback), fallback):  # written from the plugin's root, or the workspace's
+    skills = _skill_folder(base).parent if Path(target).name == "SKILL.md" else None  # `sibling/SKILL.md`
+    for root in (plugin_root(base, fallback), fallback, skills):  # from the plugin's root, the workspace's
         if root is not None and (root / target).exists():
             return (root / target).resolve()
     return path
