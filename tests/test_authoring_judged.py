@@ -124,3 +124,21 @@ def test_a_hidden_local_memory_file_is_the_users_not_a_link(tmp_path: Path) -> N
     skill = _skill(tmp_path, "| File | Location |\n|---|---|\n| Local overrides | `./.claude.local.md` |\n")
     assert [r.trigger for r in parse_text(skill.read_text(), skill, plugin=skill.parents[2])
             if r.kind != "description"] == []
+
+
+def test_missing_files_in_an_example_column_are_illustrations(tmp_path: Path) -> None:
+    skill = _skill(tmp_path, "| Path type | Example | Resolves? |\n|---|---|---|\n"
+                             "| Relative parent | `../sibling/SKILL.md` | Yes |\n")
+    rejected: list = []
+    rows = parse_text(skill.read_text(), skill, plugin=skill.parents[2], rejected=rejected)
+    assert [r.trigger for r in rows if r.kind != "description"] == []
+    assert [r.why for r in rejected] == [
+        "files that do not exist, in a column headed 'Example': illustrations, not a route"]
+
+
+def test_shipped_files_in_an_example_column_still_route(tmp_path: Path) -> None:
+    skill = _skill(tmp_path, "| Task | Example |\n|---|---|\n| Refresh expired tokens | [tokens](examples/tokens.md) |\n")
+    (skill.parent / "examples").mkdir()
+    (skill.parent / "examples/tokens.md").write_text("# tokens\n")
+    rows = parse_text(skill.read_text(), skill, plugin=skill.parents[2])
+    assert [r.trigger for r in rows if r.kind != "description"] == ["Refresh expired tokens"]

@@ -422,8 +422,9 @@ def trigger_column(block: Block) -> tuple[int | None, set[int], str]:
     return None, ids, ""
 
 
-def _not_a_table_route(block: Block) -> str:
-    """Why the table row BLOCK routes nowhere (an example, output or anti-example table), or ''."""
+def _not_a_table_route(block: Block, file: Path, fallback: Path | None) -> str:
+    """Why the table row BLOCK of FILE routes nowhere (an example, output or anti-example table, or
+    missing files in an Example column), or ''."""
     if _SHOW_HEADING.match(block.section):
         return f"a table under the heading {block.section!r}: examples or outputs, not a route"
     output = next((h for h in block.header if _OUTPUT_HEAD.match(h)), None)
@@ -432,12 +433,21 @@ def _not_a_table_route(block: Block) -> str:
     anti = [i for i, head in enumerate(block.header) if _ANTI.search(head)]
     if anti and any(p.kind == "link" for i in anti if i < len(block.cells) for p in block.cells[i]):
         return "a link in a column headed Bad/Don't: an anti-example"
+    linking = [i for i, cell in enumerate(block.cells) if _has_link(cell)]
+    if linking and all(i < len(block.header) and _EXAMPLE_HEAD.match(block.header[i]) for i in linking) and not any(
+            link_exists(p[1], _resolve(p[1], file.parent, fallback)) for i in linking
+            for p in _mark_links(list(block.cells[i]), bare=False, cell=True) if isinstance(p, tuple)):
+        return f"files that do not exist, in a column headed {block.header[linking[0]]!r}: illustrations, not a route"
     return ""
+
+
+_EXAMPLE_HEAD = re.compile(r"^\W*(?:examples?|samples?|e\.g\.?|illustrations?)\W*$", re.IGNORECASE)
+"""A table column whose cells illustrate (`| Relative parent | `../sibling/SKILL.md` | Yes |`)."""
 
 
 def _table_row(block: Block, file: Path, skill: str, fallback: Path | None) -> Row | None:
     cells = block.cells
-    if not cells or _not_a_table_route(block):
+    if not cells or _not_a_table_route(block, file, fallback):
         return None
     column, ids, how = trigger_column(block)
     skipped = f"; ID/step column(s) {sorted(i + 1 for i in ids)} skipped" if ids else ""
@@ -768,7 +778,7 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
             if row is not None:
                 rows.append(replace(row, text=_source_line(text, row.line, 0)))
             elif rejected is not None and _has_any_link(block):
-                why = _not_a_table_route(block) or "no trigger cell beside the links"
+                why = _not_a_table_route(block, file, plugin) or "no trigger cell beside the links"
                 rejected.append(Rejected(file, block.line, _source_line(text, block.line, 0), why))
             continue
         context = (f"an illustration list after {_short(showcase)!r}" if block.kind == "item" and showcase
