@@ -142,3 +142,12 @@ def test_shipped_files_in_an_example_column_still_route(tmp_path: Path) -> None:
     (skill.parent / "examples/tokens.md").write_text("# tokens\n")
     rows = parse_text(skill.read_text(), skill, plugin=skill.parents[2])
     assert [r.trigger for r in rows if r.kind != "description"] == ["Refresh expired tokens"]
+
+
+def test_files_listed_under_a_numbered_write_heading_are_made_not_read(tmp_path: Path) -> None:
+    skill = _skill(tmp_path, "### 7. Write Memory Files\n\n- `memory/glossary.md` - the decoder ring\n"
+                             "- `memory/people/{name}.md` - one profile each\n")
+    rejected: list = []
+    rows = parse_text(skill.read_text(), skill, plugin=skill.parents[2], rejected=rejected)
+    assert [r.trigger for r in rows if r.kind != "description"] == []
+    assert [r.line for r in rejected] == [8, 9]

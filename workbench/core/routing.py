@@ -99,7 +99,9 @@ _EXAMPLE_LEAD = re.compile(r"^[\W_]*(?:examples?|samples?|e\.g\.|for example|for
 _OUTPUT = re.compile(r"\b(?:save[sd]?|writes?|written|output|store[sd]?|create[sd]?|generate[sd]?|keeps?|kept)\b[^.;]*"
                      r"\b(?:to|into|at|as)\b[\s:*]*$", re.IGNORECASE)
 _MAKE_BEFORE = re.compile(r"\b(?:create|write|generate|produce)\s+(?:(?:a|an|the|new)\s+)?$", re.IGNORECASE)
-_MAKE_HEADING = re.compile(r"^\W*(?:step\s+\w+\W+)?(?:generate|create|write|produce|scaffold)\b", re.IGNORECASE)
+_MAKE_HEADING = re.compile(r"^\W*(?:step\s+\w+\W+|\d+[.):]\s*)?(?:generate|create|write|produce|scaffold)\b",
+                           re.IGNORECASE)
+"""A heading over the files a Skill makes: "Create the files", "Step 2: Write …", "7. Write Memory Files"."""
 """A section whose heading says the step makes files ("Step 3: Generate the rules"): the files it lists are made."""
 _MAPPED = re.compile(r"^\W*(?:→|->|=>)\s*`(?![^`]*\.md`)[^`]+`")
 """A file mapped to a name ("`0042-rent.md` → `ENTRY-0042`"): names a file, not when to read it."""
