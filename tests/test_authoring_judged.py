@@ -120,8 +120,9 @@ def test_a_sibling_skill_named_by_its_folder_resolves_there(tmp_path: Path) -> N
     assert [lk.path for r in rows for lk in r.links] == [sibling.resolve()]
 
 
-def test_a_hidden_local_memory_file_is_the_users_not_a_link(tmp_path: Path) -> None:
-    skill = _skill(tmp_path, "| File | Location |\n|---|---|\n| Local overrides | `./.claude.local.md` |\n")
+@pytest.mark.parametrize("name", ["./.claude.local.md", "MEMORY.md"])
+def test_a_hidden_local_or_auto_memory_file_is_the_users_not_a_link(name: str, tmp_path: Path) -> None:
+    skill = _skill(tmp_path, f"| File | Location |\n|---|---|\n| Local overrides | `{name}` |\n")
     assert [r.trigger for r in parse_text(skill.read_text(), skill, plugin=skill.parents[2])
             if r.kind != "description"] == []
 
