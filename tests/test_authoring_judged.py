@@ -1,7 +1,8 @@
-"""Misreads found by judging every DANGLING finding of the eleven marketplaces in docs/authoring.md
-("Judged, 2026-12-07"), each as a minimal reproduction in our own words: a missing sibling Skill
-hinted at the linking Skill's own SKILL.md, absolute example paths read as links, and a table row
-whose every cell links left without a trigger.
+"""Misreads found by judging every DANGLING finding of the marketplaces in docs/authoring.md ("Every
+DANGLING finding judged"), each as a minimal reproduction in our own words: the hint at the linking
+SKILL.md, absolute paths, plugin-root and sibling-Skill links, a Skill named in another section,
+Example columns, numbered make headings, the user's memory files, a row whose every cell links.
+13 fail on the code before; 4 guard against reading too little.
 """
 import json
 from pathlib import Path
