@@ -153,3 +153,27 @@ def test_files_listed_under_a_numbered_write_heading_are_made_not_read(tmp_path:
     rows = parse_text(skill.read_text(), skill, plugin=skill.parents[2], rejected=rejected)
     assert [r.trigger for r in rows if r.kind != "description"] == []
     assert [r.line for r in rejected] == [8, 9]
+
+
+def test_the_cli_audit_and_the_editors_lint_resolve_links_alike(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Both doors read the plugin-root link as found and the missing one as DANGLING, with one message."""
+    from workbench.core.workspace import load_workspace
+    from workbench.tui.data import WorkspaceView, lint_edit
+
+    skill = _market(tmp_path, "- Before calling the API, read [quirks](references/quirks.md).\n"
+                              "- Before paging, read [limits](references/limits.md).\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "."]) == 0
+    capsys.readouterr()
+    assert main(["audit", "--json"]) == 0
+    cli = [f["message"] for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == "DANGLING"]
+    assert cli == ["references/limits.md does not exist"]
+    view = WorkspaceView.load(load_workspace(tmp_path))
+    lines = skill.read_text().split("\n")
+    editor = []
+    for row in (r for r in view.rows if r.kind != "description"):
+        found = lint_edit(view, row, lines[row.line - 1])
+        assert found is not None
+        editor += [f.message for f in found if f.rule == "DANGLING"]
+    assert editor == cli
