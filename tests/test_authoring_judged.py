@@ -177,3 +177,20 @@ def test_the_cli_audit_and_the_editors_lint_resolve_links_alike(
         assert found is not None
         editor += [f.message for f in found if f.rule == "DANGLING"]
     assert editor == cli
+
+
+def test_a_heading_that_is_a_folder_path_names_the_folder_of_the_list_under_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """"### references/" then "- `api.md` - …" (a whole marketplace of Skills is written so): the file is
+    there, so no DANGLING and no UNINDEXED."""
+    skill = _skill(tmp_path, "## Resources\n\n### references/\n\n- `api.md` - every endpoint, load before calling one\n")
+    (skill.parent / "references").mkdir()
+    (skill.parent / "references/api.md").write_text("# api\n")
+    rows = parse_text(skill.read_text(), skill, plugin=skill.parents[2])
+    assert [lk.path for r in rows for lk in r.links] == [(skill.parent / "references/api.md").resolve()]
+    monkeypatch.chdir(tmp_path / "plug")
+    assert main(["init", "."]) == 0
+    capsys.readouterr()
+    assert main(["audit", "--json"]) == 0
+    assert [f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]
+            if f["rule"] in ("DANGLING", "UNINDEXED")] == []

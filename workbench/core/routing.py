@@ -591,14 +591,17 @@ def _named_skill_file(target: str, context: str, file: Path, plugin: Path | None
     return found.pop() if len(found) == 1 else None
 
 
-_FOLDER_NAMED = re.compile(rf"`({FOLDER_PATH})`|\]\(({FOLDER_PATH})\)")
-"""A folder the text names: a code span or a link target that is a folder path (`references/`)."""
+_FOLDER_NAMED = re.compile(rf"`({FOLDER_PATH})`|\]\(({FOLDER_PATH})\)|^#{{1,6}}[ \t]+({FOLDER_PATH})[ \t]*$",
+                           re.MULTILINE)
+"""A folder the text names: a code span, a link target or a whole heading that is a folder path
+(`references/`, `### references/`)."""
 
 
 def _named_folder_file(target: str, context: str, file: Path) -> tuple[Path, str] | None:
     """(file, folder) when TARGET is in exactly one folder the CONTEXT names ("Guides (in `references/`):"
-    then "- `alpha.md` - …"): the author named the folder once for the whole list."""
-    folders = {m.group(1) or m.group(2) for m in _FOLDER_NAMED.finditer(context)}
+    or a heading "### references/", then "- `alpha.md` - …"): the author named the folder once for the
+    whole list."""
+    folders = {m.group(1) or m.group(2) or m.group(3) for m in _FOLDER_NAMED.finditer(context)}
     found = {((file.parent / f / target).resolve(), f) for f in folders if (file.parent / f / target).is_file()}
     return found.pop() if len(found) == 1 else None
 
