@@ -194,3 +194,21 @@ def test_a_heading_that_is_a_folder_path_names_the_folder_of_the_list_under_it(
     assert main(["audit", "--json"]) == 0
     assert [f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]
             if f["rule"] in ("DANGLING", "UNINDEXED")] == []
+
+
+def test_rule_files_a_skill_indexes_by_id_are_reached(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """An ID list ("- `async-batch` - …") with one file written out as a path, in a code block, to show
+    where they live: the listed files are reached, a rule file the list leaves out is UNINDEXED."""
+    skill = _skill(tmp_path, "## Quick reference\n\n- `async-batch` - batch independent awaits\n"
+                             "- `bundle-split` - split heavy modules\n\n## How to use\n\n"
+                             "Read a rule's file for its examples:\n\n```\nrules/async-batch.md\n```\n")
+    (skill.parent / "rules").mkdir()
+    for name in ("async-batch", "bundle-split", "state-unlisted"):
+        (skill.parent / f"rules/{name}.md").write_text(f"# {name}\n")
+    monkeypatch.chdir(tmp_path / "plug")
+    assert main(["init", "."]) == 0
+    capsys.readouterr()
+    assert main(["audit", "--json"]) == 0
+    assert [Path(f["file"]).name for f in json.loads(capsys.readouterr().out)["findings"]
+            if f["rule"] == "UNINDEXED"] == ["state-unlisted.md"]

@@ -13,17 +13,20 @@ the mentioning file's own plugin (a marketplace installs each plugin on its own)
   user's project file ("update the `AGENTS.md` of your project"), never the repo's own: only a markdown
   link to it counts;
 - a `folder/` code span reaches the markdown files directly in it, and only below the file's folder
-  or its Skill's folder (`./`, `../other-skill/` and the plugin root reach nothing).
+  or its Skill's folder (`./`, `../other-skill/` and the plugin root reach nothing);
+- files a Skill indexes by ID (`by_id`): "`async-parallel` - …" listed, and one such file written out
+  as a path (`rules/async-parallel.md`, a code block counts) to show where they live.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from workbench.core.errors import InputError
 from workbench.core.linkfiles import PROJECT_FILES, TEMPLATE, exists_exactly
-from workbench.core.markdown import Mention, mentions, read_text_lossy
+from workbench.core.markdown import Mention, body_text, mentions, path_words, read_text_lossy
 from workbench.core.routing import host_path
 
 MANIFESTS = (".claude-plugin/plugin.json", ".codex-plugin/plugin.json")
@@ -130,6 +133,23 @@ def resolve_mention(mention: Mention, file: Path, root: Path) -> list[Path]:
     return []
 
 
+_ID_SPAN = re.compile(r"`([A-Za-z0-9][\w.-]*)`")
+"""A code span that is one bare name (`async-parallel`): an ID, when a file of that stem lies where the
+text shows such files live."""
+
+
+def by_id(text: str, file: Path, root: Path) -> list[Path]:
+    """The files inside ROOT that TEXT (of FILE) indexes by ID: the folder of each path it writes out
+    relative to FILE that exists (code blocks included: "Read the rule files: ```rules/a.md```"), and in
+    it the `.md` file of each one-name code span of the text."""
+    folders = {path.parent for word in path_words(text) if "/" in word
+               if exists_exactly(path := (file.parent / word).resolve()) and root in path.parents}
+    if not folders:
+        return []
+    ids = set(_ID_SPAN.findall(body_text(text)))
+    return sorted(path for folder in folders for name in ids if exists_exactly(path := folder / f"{name}.md"))
+
+
 def case_twin(mention: Mention, file: Path, root: Path) -> Path | None:
     """A file MENTION names only when case is ignored (`FORMS.md` for `forms.md`): a real break on a
     case-sensitive disk, reported as such rather than as an unlinked procedure."""
@@ -163,6 +183,7 @@ def reachable(starts: list[Path], top: Path) -> tuple[set[Path], dict[Path, str]
         except InputError:
             continue
         root = own_root(file, roots)
+        todo += [p for p in by_id(text, file, root) if p not in seen]
         for mention in mentions(text):
             found = resolve_mention(mention, file, root)
             todo += [p for p in found if p not in seen]
