@@ -121,9 +121,8 @@ def test_a_sibling_skill_named_by_its_folder_resolves_there(tmp_path: Path) -> N
     assert [lk.path for r in rows for lk in r.links] == [sibling.resolve()]
 
 
-@pytest.mark.parametrize("name", ["./.claude.local.md", "MEMORY.md"])
-def test_a_hidden_local_or_auto_memory_file_is_the_users_not_a_link(name: str, tmp_path: Path) -> None:
-    skill = _skill(tmp_path, f"| File | Location |\n|---|---|\n| Local overrides | `{name}` |\n")
+def test_a_hidden_local_memory_file_is_the_users_not_a_link(tmp_path: Path) -> None:
+    skill = _skill(tmp_path, "| File | Location |\n|---|---|\n| Local overrides | `./.claude.local.md` |\n")
     assert [r.trigger for r in parse_text(skill.read_text(), skill, plugin=skill.parents[2])
             if r.kind != "description"] == []
 
@@ -134,8 +133,7 @@ def test_missing_files_in_an_example_column_are_illustrations(tmp_path: Path) ->
     rejected: list = []
     rows = parse_text(skill.read_text(), skill, plugin=skill.parents[2], rejected=rejected)
     assert [r.trigger for r in rows if r.kind != "description"] == []
-    assert [r.why for r in rejected] == [
-        "files that do not exist, in a column headed 'Example': illustrations, not a route"]
+    assert [r.why for r in rejected] == ["a file named in a column headed Example: an illustration, not a procedure"]
 
 
 def test_shipped_files_in_an_example_column_still_route(tmp_path: Path) -> None:
@@ -212,3 +210,60 @@ def test_rule_files_a_skill_indexes_by_id_are_reached(
     assert main(["audit", "--json"]) == 0
     assert [Path(f["file"]).name for f in json.loads(capsys.readouterr().out)["findings"]
             if f["rule"] == "UNINDEXED"] == ["state-unlisted.md"]
+
+
+def _linked(skill: Path) -> list[tuple[str, Path]]:
+    rows = parse_text(skill.read_text(), skill, plugin=skill.parents[2])
+    return [(r.trigger, lk.path) for r in rows if r.kind != "description" for lk in r.links]
+
+
+def test_a_bare_code_span_elsewhere_in_the_file_is_no_skill_to_resolve_in(tmp_path: Path) -> None:
+    skill = _skill(tmp_path, "Before filling a form, read [forms](forms.md).\n\n## Output\n\nSave it as `pdf`.\n")
+    (skill.parents[1] / "pdf").mkdir()
+    (skill.parents[1] / "pdf/SKILL.md").write_text("---\nname: pdf\ndescription: Use for PDFs.\n---\n")
+    (skill.parents[1] / "pdf/forms.md").write_text("# forms\n")
+    assert _linked(skill) == [("Before filling a form", (skill.parent / "forms.md").resolve())]
+
+
+def test_an_example_column_file_in_a_named_skill_still_routes(tmp_path: Path) -> None:
+    skill = _skill(tmp_path, "## Upgrade\n\nThe steps come from the `ledger-migrate` skill.\n\n"
+                             "| Version | Example |\n|---|---|\n| 1.0 to 2.0 | `steps/v1-to-v2.md` |\n")
+    (skill.parents[1] / "ledger-migrate/steps").mkdir(parents=True)
+    (skill.parents[1] / "ledger-migrate/SKILL.md").write_text("---\nname: ledger-migrate\ndescription: Use.\n---\n")
+    (skill.parents[1] / "ledger-migrate/steps/v1-to-v2.md").write_text("# steps\n")
+    assert _linked(skill) == [("1.0 to 2.0", (skill.parents[1] / "ledger-migrate/steps/v1-to-v2.md").resolve())]
+
+
+def test_a_row_of_links_only_takes_no_other_links_label_as_trigger(tmp_path: Path) -> None:
+    skill = _skill(tmp_path, "| Action | Action |\n|---|---|\n| [create](create.md) | [delete](delete.md) |\n")
+    assert "delete" not in [trigger for trigger, _ in _linked(skill)]
+
+
+def test_a_numbered_step_that_writes_code_still_routes_its_files(tmp_path: Path) -> None:
+    skill = _skill(tmp_path, "## 2. Write the code\n\n- `references/style.md` - read it before you write\n")
+    assert _linked(skill) == [("read it before you write", (skill.parent / "references/style.md").resolve())]
+
+
+def test_a_sibling_skill_link_outside_any_skill_stays_in_the_plugin(tmp_path: Path) -> None:
+    _skill(tmp_path, "")
+    agents = tmp_path / "plug/AGENTS.md"
+    agents.write_text("- Before releasing, read [release](other/SKILL.md).\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other/SKILL.md").write_text("---\nname: other\ndescription: Use.\n---\n")
+    rows = parse_text(agents.read_text(), agents, plugin=tmp_path / "plug")
+    assert [lk.path for r in rows for lk in r.links] == [(tmp_path / "plug/other/SKILL.md").resolve()]
+
+
+def test_a_shipped_memory_template_named_in_a_code_span_is_reached(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    skill = _skill(tmp_path, "Start each log from the template in `MEMORY.md`.\n")
+    (skill.parent / "MEMORY.md").write_text("# memory template\n")
+    assert "MEMORY.md" not in [Path(f).name for f in _audit_files(tmp_path, monkeypatch, capsys, "UNINDEXED")]
+
+
+def _audit_files(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], rule: str) -> list[str]:
+    monkeypatch.chdir(root / "plug")
+    assert main(["init", "."]) == 0
+    capsys.readouterr()
+    assert main(["audit", "--json"]) == 0
+    return [f["file"] for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == rule]

@@ -21,9 +21,8 @@ import re
 from pathlib import Path
 
 PROJECT_FILES = frozenset({"readme.md", "claude.md", "claude.local.md", "agents.md", "gemini.md", "changelog.md",
-                           "contributing.md", "license.md", "security.md", "code_of_conduct.md", "memory.md"})
-"""Names a Skill uses for the user's project files (and Claude Code's own `MEMORY.md`); bare, they never
-name the plugin's own file."""
+                           "contributing.md", "license.md", "security.md", "code_of_conduct.md"})
+"""Names a Skill uses for the user's project files; bare, they never name the plugin's own file."""
 TEMPLATE = re.compile(r"\{[^}/]*\}|<[^>/]*>|\*+")
 """The parts of a templated path that stand for any name."""
 _PLACEHOLDER = re.compile(r"[{}<>*?$]|(?<![A-Za-z])(?:YYYY|YY|MM|DD|HH|N{2,}|X{3,})(?![A-Za-z])")

@@ -133,7 +133,7 @@ def front_matter(text: str, *, file: Path | None = None) -> FrontMatter:
         raise InputError("front matter opened by `---` is never closed", file=str(file) if file else None, line=1)
     source = "\n".join(lines[1:end])
     try:
-        data = _yaml_load(source) if source.strip() else {}
+        data = yaml.safe_load(source) if source.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise InputError(f"invalid YAML front matter: {getattr(exc, 'problem', None) or exc}",
@@ -150,18 +150,6 @@ def front_matter(text: str, *, file: Path | None = None) -> FrontMatter:
         elif last is not None and (line.startswith((" ", "\t")) or not line.strip()):
             spans[last] = (spans[last][0], number if line.strip() else spans[last][1])
     return FrontMatter({str(k): v for k, v in data.items()}, spans, "\n".join(lines[end + 1:]), end + 1)
-
-
-def _yaml_load(source: str) -> Any:
-    """`yaml.safe_load(SOURCE)`, by libyaml where PyYAML has it (front matter of every routing file is
-    read); YAML it refuses is read again by `safe_load`, so an error is reported as `safe_load` words it."""
-    loader = getattr(yaml, "CSafeLoader", None)
-    if loader is None:
-        return yaml.safe_load(source)
-    try:
-        return yaml.load(source, Loader=loader)  # noqa: S506 - the C twin of SafeLoader
-    except yaml.YAMLError:
-        return yaml.safe_load(source)
 
 
 def _pieces(inline: Token, first_line: int) -> tuple[Piece, ...]:

@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 
 from workbench.core.errors import InputError
-from workbench.core.linkfiles import PROJECT_FILES, TEMPLATE, exists_exactly
+from workbench.core.linkfiles import TEMPLATE, exists_exactly, is_project_file
 from workbench.core.markdown import Mention, body_text, mentions, path_words, read_text_lossy
 from workbench.core.routing import host_path
 
@@ -107,7 +107,7 @@ def _bases(mention: Mention, file: Path, root: Path) -> tuple[list[Path], str]:
     if mention.kind == "folder":
         parts = clean.rstrip("/").split("/")
         return ([] if clean in ("./", ".") or ".." in parts else near), clean
-    if mention.kind != "link" and bare and Path(clean).name.lower() in PROJECT_FILES:
+    if mention.kind != "link" and is_project_file(clean):
         return [], clean
     return list(dict.fromkeys(near + ([] if bare else [root]))), clean
 

@@ -99,13 +99,15 @@ _EXAMPLE_LEAD = re.compile(r"^[\W_]*(?:examples?|samples?|e\.g\.|for example|for
 _OUTPUT = re.compile(r"\b(?:save[sd]?|writes?|written|output|store[sd]?|create[sd]?|generate[sd]?|keeps?|kept)\b[^.;]*"
                      r"\b(?:to|into|at|as)\b[\s:*]*$", re.IGNORECASE)
 _MAKE_BEFORE = re.compile(r"\b(?:create|write|generate|produce)\s+(?:(?:a|an|the|new)\s+)?$", re.IGNORECASE)
-_MAKE_HEADING = re.compile(r"^\W*(?:step\s+\w+\W+|\d+[.):]\s*)?(?:generate|create|write|produce|scaffold)\b",
-                           re.IGNORECASE)
-"""A heading over the files a Skill makes: "Create the files", "Step 2: Write …", "7. Write Memory Files"."""
-"""A section whose heading says the step makes files ("Step 3: Generate the rules"): the files it lists are made."""
+_MAKE_HEADING = re.compile(r"^\W*(?:step\s+\w+\W+)?(?:generate|create|write|produce|scaffold)\b"
+                           r"|^\W*\d+[.):]\s*(?:generate|create|write|produce|scaffold)\b.*\bfiles?\W*$", re.IGNORECASE)
+"""A section whose heading says the step makes files ("Step 3: Generate the rules", "7. Write Memory
+Files"; a numbered step only when it names files): the files it lists are made."""
 _MAPPED = re.compile(r"^\W*(?:→|->|=>)\s*`(?![^`]*\.md`)[^`]+`")
 """A file mapped to a name ("`0042-rent.md` → `ENTRY-0042`"): names a file, not when to read it."""
 _SKILL_NAMED = re.compile(r"`([\w.-]+(?::[\w.-]+)?)`|\b([\w.-]+:[\w.-]+)\b|\b([\w-]+)\s+skill\b", re.IGNORECASE)
+_SKILL_CALLED = re.compile(r"`([\w.-]+)`\s+skill\b|\b([\w-]+)\s+skill\b|`([\w.-]+:[\w.-]+)`", re.IGNORECASE)
+"""A Skill named as one: "the `ledger-migrate` skill", "`books-plugin:fan-out`" (not any code span)."""
 _HEADING_LINE = re.compile(r"^#{1,6}\s")
 _WORKDIR = re.compile(r"\b(?:(?:current|the|your|user's) working director(?:y|ies)|the current directory|"
                       r"the user's project)\b", re.IGNORECASE)
@@ -296,8 +298,7 @@ def _own_plugin(start: Path, plugin: Path | None, *, listed: bool) -> tuple[Path
             if (place / rel).is_file():
                 return place, _manifest_name(place / rel) or place.name
         if sources is None:
-            sources = _marketplace_sources(top) if listed else {
-                f: n for f, n in _marketplace_sources(top).items() if f in _plugin_sources(top)}
+            sources = _marketplace_sources(top, sources_only=not listed)
         if place in sources:
             return place, sources[place]
     return None
@@ -327,7 +328,9 @@ def _resolve(target: str, base: Path, fallback: Path | None) -> Path:
     path = (base / target).resolve()
     if fallback is None or is_project_file(target) or path.exists():
         return path
-    skills = _skill_folder(base).parent if Path(target).name == "SKILL.md" else None  # `sibling/SKILL.md`
+    skill = _skill_folder(base)
+    sibling = len(Path(target).parts) == 2 and Path(target).name == "SKILL.md" and ".." not in target
+    skills = skill.parent if sibling and (skill / "SKILL.md").is_file() else None  # `name/SKILL.md` from a Skill
     for root in (plugin_root(base, fallback), fallback, skills):  # from the plugin's root, the workspace's
         if root is not None and (root / target).exists():
             return (root / target).resolve()
@@ -424,9 +427,8 @@ def trigger_column(block: Block) -> tuple[int | None, set[int], str]:
     return None, ids, ""
 
 
-def _not_a_table_route(block: Block, file: Path, fallback: Path | None) -> str:
-    """Why the table row BLOCK of FILE routes nowhere (an example, output or anti-example table, or
-    missing files in an Example column), or ''."""
+def _not_a_table_route(block: Block) -> str:
+    """Why the table row BLOCK routes nowhere (an example, output or anti-example table), or ''."""
     if _SHOW_HEADING.match(block.section):
         return f"a table under the heading {block.section!r}: examples or outputs, not a route"
     output = next((h for h in block.header if _OUTPUT_HEAD.match(h)), None)
@@ -435,12 +437,16 @@ def _not_a_table_route(block: Block, file: Path, fallback: Path | None) -> str:
     anti = [i for i, head in enumerate(block.header) if _ANTI.search(head)]
     if anti and any(p.kind == "link" for i in anti if i < len(block.cells) for p in block.cells[i]):
         return "a link in a column headed Bad/Don't: an anti-example"
-    linking = [i for i, cell in enumerate(block.cells) if _has_link(cell)]
-    if linking and all(i < len(block.header) and _EXAMPLE_HEAD.match(block.header[i]) for i in linking) and not any(
-            link_exists(p[1], _resolve(p[1], file.parent, fallback)) for i in linking
-            for p in _mark_links(list(block.cells[i]), bare=False, cell=True) if isinstance(p, tuple)):
-        return f"files that do not exist, in a column headed {block.header[linking[0]]!r}: illustrations, not a route"
     return ""
+
+
+def _shown(block: Block) -> set[str]:
+    """The files a table row BLOCK names in a column headed Example: a missing one is an illustration,
+    wherever the text names it ("Allowed: - `../sibling/SKILL.md`" below the table too)."""
+    if block.kind != "table":
+        return set()
+    return {p[1] for i, cell in enumerate(block.cells) if i < len(block.header) and _EXAMPLE_HEAD.match(block.header[i])
+            for p in _mark_links(list(cell), bare=False, cell=True) if isinstance(p, tuple)}
 
 
 _EXAMPLE_HEAD = re.compile(r"^\W*(?:examples?|samples?|e\.g\.?|illustrations?)\W*$", re.IGNORECASE)
@@ -449,7 +455,7 @@ _EXAMPLE_HEAD = re.compile(r"^\W*(?:examples?|samples?|e\.g\.?|illustrations?)\W
 
 def _table_row(block: Block, file: Path, skill: str, fallback: Path | None) -> Row | None:
     cells = block.cells
-    if not cells or _not_a_table_route(block, file, fallback):
+    if not cells or _not_a_table_route(block):
         return None
     column, ids, how = trigger_column(block)
     skipped = f"; ID/step column(s) {sorted(i + 1 for i in ids)} skipped" if ids else ""
@@ -471,7 +477,8 @@ def _table_row(block: Block, file: Path, skill: str, fallback: Path | None) -> R
         links, side, lead, _ = _build_links(first, "", file.parent, fallback)
         trigger = _LEAD_TAIL.sub("", lead).strip()
         why = f"table row: trigger and links in one cell{skipped}"
-        beside = next((text for i in others if i != lone and (text := _text(list(cells[i])).strip())), "")
+        beside = next((_text(list(cells[i])).strip() for i in others if i != lone and any(
+            p.kind == "text" and p.text.strip(" *_|:-") for p in cells[i])), "")
         if not trigger and beside:  # `| [s](s/SKILL.md) | Worked example: `x.md` |`: every cell links
             trigger = beside
             why = f"table row: every cell links; the trigger is the text beside the first link's cell{skipped}"
@@ -577,10 +584,11 @@ def _section_before(text: str, line: int) -> str:
     return "\n".join(lines[start:])
 
 
-def _named_skill_file(target: str, context: str, file: Path, plugin: Path | None) -> Path | None:
+def _named_skill_file(target: str, context: str, file: Path, plugin: Path | None,
+                      named: re.Pattern[str] | None = None) -> Path | None:
     """The one file TARGET names in another Skill the CONTEXT names ("the migration steps from the
-    `ledger-migrate` skill", "see `books-plugin:fan-out`")."""
-    names = {n for m in _SKILL_NAMED.finditer(context) for n in m.groups() if n}
+    `ledger-migrate` skill", "see `books-plugin:fan-out`"; NAMED: the pattern of a name, else any code span)."""
+    names = {n for m in (named or _SKILL_NAMED).finditer(context) for n in m.groups() if n}
     skills = _skill_folder(file.parent).parent
     found: set[Path] = set()
     for name in names:
@@ -606,10 +614,14 @@ def _named_folder_file(target: str, context: str, file: Path) -> tuple[Path, str
     return found.pop() if len(found) == 1 else None
 
 
-def _why_unshipped(link: Link, row: Row, written: set[str], context: str) -> str:
-    """Why ROW's missing LINK is no procedure ('' when it is a DANGLING one); CONTEXT is its section so far."""
+def _why_unshipped(link: Link, row: Row, made: tuple[set[str], set[str]], context: str) -> str:
+    """Why ROW's missing LINK is no procedure ('' when it is a DANGLING one); MADE holds the files the
+    text writes and those it shows in an Example column; CONTEXT is its section so far."""
+    written, shown = made
     if link.target in written:
         return "a file this Skill writes (\"Keep … at `y.md`\"), not a procedure"
+    if link.target in shown:
+        return "a file named in a column headed Example: an illustration, not a procedure"
     if _MAPPED.match(link.after):
         return "a file mapped to a name (\"`0042-x.md` → `ID-0042`\"), not when to read it"
     if host_path(link.target, Path(".")) is not None:
@@ -620,7 +632,7 @@ def _why_unshipped(link: Link, row: Row, written: set[str], context: str) -> str
     return unshipped(link.target)
 
 
-def _drop_unshipped(rows: list[Row], written: set[str], rejected: list[Rejected] | None, text: str,
+def _drop_unshipped(rows: list[Row], made: tuple[set[str], set[str]], rejected: list[Rejected] | None, text: str,
                     file: Path, plugin: Path | None) -> list[Row]:
     """ROWS whose missing links are resolved in another Skill the text names, or left out when they name
     no procedure (a file the Skill writes, a template, the user's project file: `linkfiles.unshipped`)."""
@@ -634,9 +646,9 @@ def _drop_unshipped(rows: list[Row], written: set[str], rejected: list[Rejected]
                 continue
             context = _section_before(text, row.line)
             elsewhere = _named_skill_file(lk.target, context, file, plugin) or _named_skill_file(
-                lk.target, text, file, plugin)  # the Skill named in this section, else anywhere in the file
+                lk.target, text, file, plugin, _SKILL_CALLED)  # in this section, else called a Skill anywhere
             in_folder = None if elsewhere else _named_folder_file(lk.target, context, file)
-            reason = "" if elsewhere or in_folder else _why_unshipped(lk, row, written, context)
+            reason = "" if elsewhere or in_folder else _why_unshipped(lk, row, made, context)
             if elsewhere:
                 kept.append(replace(lk, path=elsewhere))
                 named = elsewhere.parents[len(Path(lk.target).parts) - 1].name
@@ -687,24 +699,16 @@ def _manifest_name(path: Path) -> str:
     return name.strip() if isinstance(name, str) else ""
 
 
-def _marketplace_sources(top: Path) -> dict[Path, str]:
+def _marketplace_sources(top: Path, *, sources_only: bool = False) -> dict[Path, str]:
     """Plugin folders a `.claude-plugin/marketplace.json` at TOP names (`source: "./plugins/x"`) -> name;
-    with a `skills` array (`source: "./"`, `skills: ["./skills/xlsx"]`) each Skill folder it lists.
-    Read once per version of the file (every routing file of a marketplace asks)."""
+    with a `skills` array (`source: "./"`, `skills: ["./skills/xlsx"]`) each Skill folder it lists, unless
+    SOURCES_ONLY. Read once per version of the file (every routing file of a marketplace asks)."""
     try:
         stat = (top / ".claude-plugin/marketplace.json").stat()
     except OSError:
         return {}
-    return {folder: name for folder, name, _ in _sources_read(top, stat.st_mtime_ns, stat.st_size)}
-
-
-def _plugin_sources(top: Path) -> frozenset[Path]:
-    """The plugin folders TOP's `marketplace.json` names as `source` (not the Skill folders it lists)."""
-    try:
-        stat = (top / ".claude-plugin/marketplace.json").stat()
-    except OSError:
-        return frozenset()
-    return frozenset(folder for folder, _, source in _sources_read(top, stat.st_mtime_ns, stat.st_size) if source)
+    return {folder: name for folder, name, source in _sources_read(top, stat.st_mtime_ns, stat.st_size)
+            if source or not sources_only}
 
 
 @functools.lru_cache(maxsize=64)
@@ -767,9 +771,11 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
     showcase = ""
     nested: tuple[int, str] | None = None  # (depth, lead) of an item whose sub-items are a showcase list
     written: set[str] = set()
+    shown: set[str] = set()
     parents: list[tuple[int, str]] = []  # (depth, text) of the list items the current one is nested in
     for block in blocks(fm.body, offset=fm.offset):
         written |= _written(block)
+        shown |= _shown(block)
         while parents and (block.kind != "item" or parents[-1][0] >= block.depth):
             parents.pop()
         if block.kind != "item":
@@ -783,7 +789,7 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
             if row is not None:
                 rows.append(replace(row, text=_source_line(text, row.line, 0)))
             elif rejected is not None and _has_any_link(block):
-                why = _not_a_table_route(block, file, plugin) or "no trigger cell beside the links"
+                why = _not_a_table_route(block) or "no trigger cell beside the links"
                 rejected.append(Rejected(file, block.line, _source_line(text, block.line, 0), why))
             continue
         context = (f"an illustration list after {_short(showcase)!r}" if block.kind == "item" and showcase
@@ -812,7 +818,7 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
         if block.kind == "item" and nested is None and not _PICK_READ.search(item_text) and (
                 _SHOWCASE.search(item_text) or _EXAMPLE_LEAD.match(item_text)):
             nested = (block.depth, item_text)
-    rows = _drop_unshipped(rows, written, rejected, text, file, plugin)
+    rows = _drop_unshipped(rows, (written, shown), rejected, text, file, plugin)
     space = plugin_namespace(file, plugin)
     return sorted((replace(r, plugin=space) for r in rows), key=lambda r: r.line)
 
