@@ -267,3 +267,13 @@ def _audit_files(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Cap
     capsys.readouterr()
     assert main(["audit", "--json"]) == 0
     return [f["file"] for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == rule]
+
+
+def test_a_folder_the_file_names_in_another_section_resolves_bare_names(tmp_path: Path) -> None:
+    """"| Frontend | `xss.md` |" above, "### Core guides (`references/`)" further down: the agent reading
+    the Skill knows the folder; the one file of that name there is the link."""
+    skill = _skill(tmp_path, "## Load\n\n| Code | Load |\n|---|---|\n| Frontend templates | `xss.md` |\n\n"
+                             "## Guides\n\n### Core guides (`references/`)\n\nOne file per kind of flaw.\n")
+    (skill.parent / "references").mkdir()
+    (skill.parent / "references/xss.md").write_text("# xss\n")
+    assert _linked(skill) == [("Frontend templates", (skill.parent / "references/xss.md").resolve())]

@@ -647,7 +647,8 @@ def _drop_unshipped(rows: list[Row], made: tuple[set[str], set[str]], rejected: 
             context = _section_before(text, row.line)
             elsewhere = _named_skill_file(lk.target, context, file, plugin) or _named_skill_file(
                 lk.target, text, file, plugin, _SKILL_CALLED)  # in this section, else called a Skill anywhere
-            in_folder = None if elsewhere else _named_folder_file(lk.target, context, file)
+            in_folder = None if elsewhere else (_named_folder_file(lk.target, context, file)
+                                                or _named_folder_file(lk.target, text, file))  # section, then file
             reason = "" if elsewhere or in_folder else _why_unshipped(lk, row, made, context)
             if elsewhere:
                 kept.append(replace(lk, path=elsewhere))
