@@ -277,6 +277,14 @@ _HREF = re.compile(r"""\b(?:href|src)\s*=\s*["']([^"'#]+)""", re.IGNORECASE)
 FOLDER_PATH = r"(?:[\w{}.-]+/)+"
 """A folder path as the text names it (`references/`, `../shared/`): segments, each ending in `/`."""
 _FOLDER = re.compile(rf"^{FOLDER_PATH}$")
+_FOLDER_NAMED = re.compile(rf"`({FOLDER_PATH})`|\]\(({FOLDER_PATH})\)|^#{{1,6}}[ \t]+({FOLDER_PATH})[ \t]*$",
+                           re.MULTILINE)
+
+
+def named_folders(text: str) -> set[str]:
+    """The folders TEXT names as one: a code span, a link target or a whole heading that is a folder path
+    (`references/`, `](guides/)`, `### references/`); a bare name listed after it may be in one."""
+    return {m.group(1) or m.group(2) or m.group(3) for m in _FOLDER_NAMED.finditer(text)}
 
 
 @dataclass(frozen=True)

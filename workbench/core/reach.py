@@ -14,6 +14,8 @@ the mentioning file's own plugin (a marketplace installs each plugin on its own)
   link to it counts;
 - a `folder/` code span reaches the markdown files directly in it, and only below the file's folder
   or its Skill's folder (`./`, `../other-skill/` and the plugin root reach nothing);
+- a bare name that misses there, in the one folder the text names that holds it (`### references/`,
+  "(in `references/`)": `in_named_folder`, as the routing read resolves a link);
 - files a Skill indexes by ID (`by_id`): "`async-parallel` - …" listed, and one such file written out
   as a path (`rules/async-parallel.md`, a code block counts) to show where they live.
 """
@@ -26,7 +28,7 @@ from pathlib import Path
 
 from workbench.core.errors import InputError
 from workbench.core.linkfiles import TEMPLATE, exists_exactly, is_project_file
-from workbench.core.markdown import Mention, body_text, mentions, path_words, read_text_lossy
+from workbench.core.markdown import Mention, body_text, mentions, named_folders, path_words, read_text_lossy
 from workbench.core.routing import host_path
 
 MANIFESTS = (".claude-plugin/plugin.json", ".codex-plugin/plugin.json")
@@ -150,6 +152,17 @@ def by_id(text: str, file: Path, root: Path) -> list[Path]:
     return sorted(path for folder in folders for name in ids if exists_exactly(path := folder / f"{name}.md"))
 
 
+def in_named_folder(mention: Mention, file: Path, root: Path, folders: set[str]) -> list[Path]:
+    """The one file a bare MENTION (`api.md`) names in a folder FILE's text names (`### references/`),
+    as the routing read resolves such a link (`markdown.named_folders`)."""
+    if mention.kind == "folder" or "/" in mention.target or TEMPLATE.search(mention.target) or (
+            mention.kind != "link" and is_project_file(mention.target)):
+        return []
+    found = {path for folder in folders
+             if exists_exactly(path := (file.parent / folder / mention.target).resolve()) and root in path.parents}
+    return list(found) if len(found) == 1 else []
+
+
 def case_twin(mention: Mention, file: Path, root: Path) -> Path | None:
     """A file MENTION names only when case is ignored (`FORMS.md` for `forms.md`): a real break on a
     case-sensitive disk, reported as such rather than as an unlinked procedure."""
@@ -184,8 +197,9 @@ def reachable(starts: list[Path], top: Path) -> tuple[set[Path], dict[Path, str]
             continue
         root = own_root(file, roots)
         todo += [p for p in by_id(text, file, root) if p not in seen]
+        folders = named_folders(text)
         for mention in mentions(text):
-            found = resolve_mention(mention, file, root)
+            found = resolve_mention(mention, file, root) or in_named_folder(mention, file, root, folders)
             todo += [p for p in found if p not in seen]
             if not found:
                 twin = case_twin(mention, file, root)

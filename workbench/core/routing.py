@@ -32,12 +32,12 @@ from typing import Literal
 from workbench.core.errors import InputError
 from workbench.core.linkfiles import TEMPLATE, is_project_file, link_exists, unshipped
 from workbench.core.markdown import (
-    FOLDER_PATH,
     Block,
     Piece,
     blocks,
     front_matter,
     front_matter_lenient,
+    named_folders,
     read_text,
     read_text_lossy,
 )
@@ -599,18 +599,12 @@ def _named_skill_file(target: str, context: str, file: Path, plugin: Path | None
     return found.pop() if len(found) == 1 else None
 
 
-_FOLDER_NAMED = re.compile(rf"`({FOLDER_PATH})`|\]\(({FOLDER_PATH})\)|^#{{1,6}}[ \t]+({FOLDER_PATH})[ \t]*$",
-                           re.MULTILINE)
-"""A folder the text names: a code span, a link target or a whole heading that is a folder path
-(`references/`, `### references/`)."""
-
-
 def _named_folder_file(target: str, context: str, file: Path) -> tuple[Path, str] | None:
     """(file, folder) when TARGET is in exactly one folder the CONTEXT names ("Guides (in `references/`):"
     or a heading "### references/", then "- `alpha.md` - …"): the author named the folder once for the
     whole list."""
-    folders = {m.group(1) or m.group(2) or m.group(3) for m in _FOLDER_NAMED.finditer(context)}
-    found = {((file.parent / f / target).resolve(), f) for f in folders if (file.parent / f / target).is_file()}
+    found = {((file.parent / f / target).resolve(), f) for f in named_folders(context)
+             if (file.parent / f / target).is_file()}
     return found.pop() if len(found) == 1 else None
 
 
