@@ -289,3 +289,36 @@ def test_a_bare_name_under_a_named_folder_is_reached_but_a_project_file_name_is_
     for name in ("api.md", "README.md"):
         (skill.parent / f"references/{name}").write_text(f"# {name}\n")
     assert sorted(Path(f).name for f in _audit_files(tmp_path, monkeypatch, capsys, "UNINDEXED")) == ["README.md"]
+
+
+def test_a_folder_named_only_inside_a_code_block_steers_nothing(tmp_path: Path) -> None:
+    skill = _skill(tmp_path, "| Need | Read |\n|---|---|\n| Deploying | [checklist](checklist.md) |\n\n"
+                             "```bash\n# examples/\nls `examples/`\n```\n")
+    (skill.parent / "examples").mkdir()
+    (skill.parent / "examples/checklist.md").write_text("# a sample\n")
+    assert _linked(skill) == [("Deploying", (skill.parent / "checklist.md").resolve())]
+
+
+@pytest.mark.parametrize("target", ["../shared/rules.md", "CLAUDE.md"])
+def test_a_named_folder_takes_no_climbing_path_and_no_project_file(target: str, tmp_path: Path) -> None:
+    skill = _skill(tmp_path, f"| Need | Read |\n|---|---|\n| Before styling | [it]({target}) |\n\n"
+                             "## Starters\n\nCopy the starter files from `templates/` into a new project.\n")
+    (skill.parent / "templates/shared").mkdir(parents=True)
+    for rel in ("templates/CLAUDE.md", "shared/rules.md", "templates/shared/rules.md"):
+        (skill.parent / rel).parent.mkdir(parents=True, exist_ok=True)
+        (skill.parent / rel).write_text("# x\n")
+    assert all(path == (skill.parent / target).resolve() for _, path in _linked(skill)), _linked(skill)
+
+
+def test_ids_count_outside_code_blocks_and_only_in_the_skills_own_folders(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    skill = _skill(tmp_path, "- `batch` - batch awaits. Rules live as `rules/batch.md`.\n\n"
+                             "```bash\nstamp=`date`\n```\n\nUse the pdf Skill (`../pdf/SKILL.md`); run `setup` first.\n")
+    (skill.parent / "rules").mkdir()
+    for rel in ("rules/batch.md", "rules/date.md"):
+        (skill.parent / rel).write_text("# x\n")
+    (skill.parents[1] / "pdf").mkdir()
+    (skill.parents[1] / "pdf/SKILL.md").write_text("---\nname: pdf\ndescription: Use for PDFs.\n---\n")
+    (skill.parents[1] / "pdf/setup.md").write_text("# setup\n")
+    orphans = sorted(Path(f).name for f in _audit_files(tmp_path, monkeypatch, capsys, "UNINDEXED"))
+    assert orphans == ["date.md", "setup.md"]

@@ -277,14 +277,31 @@ _HREF = re.compile(r"""\b(?:href|src)\s*=\s*["']([^"'#]+)""", re.IGNORECASE)
 FOLDER_PATH = r"(?:[\w{}.-]+/)+"
 """A folder path as the text names it (`references/`, `../shared/`): segments, each ending in `/`."""
 _FOLDER = re.compile(rf"^{FOLDER_PATH}$")
-_FOLDER_NAMED = re.compile(rf"`({FOLDER_PATH})`|\]\(({FOLDER_PATH})\)|^#{{1,6}}[ \t]+({FOLDER_PATH})[ \t]*$",
-                           re.MULTILINE)
+def named_folders(text: str) -> list[tuple[int, str]]:
+    """(line, folder) for each folder TEXT names as one outside code blocks: a code span or a link target
+    that is a folder path, or a whole heading that is one (`references/`, `](guides/)`, `### references/`);
+    a bare name listed near it may be in that folder."""
+    body, offset = split_body(text)
+    out: list[tuple[int, str]] = []
+    for block in blocks(body, offset=offset, every=True):
+        if block.kind == "heading":
+            whole = "".join(p.text for cell in block.cells for p in cell).strip()
+            out += [(block.line, whole)] if _FOLDER.match(whole) else []
+        for cell in block.cells:
+            for piece in cell:
+                named = piece.text.strip() if piece.kind == "code" else piece.href.strip() if piece.kind == "link" else ""
+                out += [(piece.line, named)] if _FOLDER.match(named) else []
+    return out
 
 
-def named_folders(text: str) -> set[str]:
-    """The folders TEXT names as one: a code span, a link target or a whole heading that is a folder path
-    (`references/`, `](guides/)`, `### references/`); a bare name listed after it may be in one."""
-    return {m.group(1) or m.group(2) or m.group(3) for m in _FOLDER_NAMED.finditer(text)}
+def code_names(text: str) -> set[str]:
+    """The one-name code spans of TEXT outside code blocks (`async-parallel`, not `a b` or `x/y`)."""
+    body, offset = split_body(text)
+    return {p.text.strip() for block in blocks(body, offset=offset, every=True) for cell in block.cells
+            for p in cell if p.kind == "code" and _ONE_NAME.match(p.text.strip())}
+
+
+_ONE_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*$")
 
 
 @dataclass(frozen=True)

@@ -16,19 +16,19 @@ the mentioning file's own plugin (a marketplace installs each plugin on its own)
   or its Skill's folder (`./`, `../other-skill/` and the plugin root reach nothing);
 - a bare name that misses there, in the one folder the text names that holds it (`### references/`,
   "(in `references/`)": `in_named_folder`, as the routing read resolves a link);
-- files a Skill indexes by ID (`by_id`): "`async-parallel` - …" listed, and one such file written out
-  as a path (`rules/async-parallel.md`, a code block counts) to show where they live.
+- files a Skill indexes by ID (`by_id`): a one-name code span (`async-parallel`) names the `.md` file of
+  that stem in a folder of the Skill the text shows by writing out one of its files as a path
+  (`rules/async-parallel.md`, a code block counts).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from workbench.core.errors import InputError
 from workbench.core.linkfiles import TEMPLATE, exists_exactly, is_project_file
-from workbench.core.markdown import Mention, body_text, mentions, named_folders, path_words, read_text_lossy
+from workbench.core.markdown import Mention, code_names, mentions, named_folders, path_words, read_text_lossy
 from workbench.core.routing import host_path
 
 MANIFESTS = (".claude-plugin/plugin.json", ".codex-plugin/plugin.json")
@@ -135,21 +135,17 @@ def resolve_mention(mention: Mention, file: Path, root: Path) -> list[Path]:
     return []
 
 
-_ID_SPAN = re.compile(r"`([A-Za-z0-9][\w.-]*)`")
-"""A code span that is one bare name (`async-parallel`): an ID, when a file of that stem lies where the
-text shows such files live."""
-
-
 def by_id(text: str, file: Path, root: Path) -> list[Path]:
-    """The files inside ROOT that TEXT (of FILE) indexes by ID: the folder of each path it writes out
-    relative to FILE that exists (code blocks included: "Read the rule files: ```rules/a.md```"), and in
-    it the `.md` file of each one-name code span of the text."""
+    """The files of FILE's Skill that TEXT indexes by ID: in the folder of each path it writes out relative
+    to FILE that exists inside the Skill (code blocks included: "Read the rule files: ```rules/a.md```"),
+    the `.md` file of each one-name code span outside code blocks (`async-parallel`)."""
+    skill = _skill_dir(file, root) or file.parent
     folders = {path.parent for word in path_words(text) if "/" in word
-               if exists_exactly(path := (file.parent / word).resolve()) and root in path.parents}
+               if exists_exactly(path := (file.parent / word).resolve()) and skill in path.parents}
     if not folders:
         return []
-    ids = set(_ID_SPAN.findall(body_text(text)))
-    return sorted(path for folder in folders for name in ids if exists_exactly(path := folder / f"{name}.md"))
+    return sorted(path for folder in folders for name in code_names(text)
+                  if exists_exactly(path := folder / f"{name}.md"))
 
 
 def in_named_folder(mention: Mention, file: Path, root: Path, folders: set[str]) -> list[Path]:
@@ -197,7 +193,7 @@ def reachable(starts: list[Path], top: Path) -> tuple[set[Path], dict[Path, str]
             continue
         root = own_root(file, roots)
         todo += [p for p in by_id(text, file, root) if p not in seen]
-        folders = named_folders(text)
+        folders = {f for _, f in named_folders(text) if ".." not in f.split("/")}
         for mention in mentions(text):
             found = resolve_mention(mention, file, root) or in_named_folder(mention, file, root, folders)
             todo += [p for p in found if p not in seen]

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Literal
 
 from workbench.core.errors import InputError
-from workbench.core.linkfiles import TEMPLATE, is_project_file, link_exists, unshipped
+from workbench.core.linkfiles import TEMPLATE, exists_exactly, is_project_file, link_exists, unshipped
 from workbench.core.markdown import (
     Block,
     Piece,
@@ -599,12 +599,14 @@ def _named_skill_file(target: str, context: str, file: Path, plugin: Path | None
     return found.pop() if len(found) == 1 else None
 
 
-def _named_folder_file(target: str, context: str, file: Path) -> tuple[Path, str] | None:
-    """(file, folder) when TARGET is in exactly one folder the CONTEXT names ("Guides (in `references/`):"
-    or a heading "### references/", then "- `alpha.md` - …"): the author named the folder once for the
-    whole list."""
-    found = {((file.parent / f / target).resolve(), f) for f in named_folders(context)
-             if (file.parent / f / target).is_file()}
+def _named_folder_file(target: str, folders: set[str], file: Path) -> tuple[Path, str] | None:
+    """(file, folder) when TARGET, a path that climbs nowhere, is in exactly one of FOLDERS the text names
+    below FILE's folder ("Guides (in `references/`):" or "### references/", then "- `alpha.md` - …"): the
+    author named the folder once for the whole list. A project-file name (`CLAUDE.md`) is the user's, never."""
+    if ".." in target.split("/") or is_project_file(target):
+        return None
+    found = {(path, f) for f in folders if ".." not in f.split("/")
+             if exists_exactly(path := (file.parent / f / target).resolve())}
     return found.pop() if len(found) == 1 else None
 
 
@@ -631,6 +633,7 @@ def _drop_unshipped(rows: list[Row], made: tuple[set[str], set[str]], rejected: 
     """ROWS whose missing links are resolved in another Skill the text names, or left out when they name
     no procedure (a file the Skill writes, a template, the user's project file: `linkfiles.unshipped`)."""
     out: list[Row] = []
+    folders: list[tuple[int, str]] | None = None
     for row in rows:
         kept: list[Link] = []
         why, moved = "", ""
@@ -641,8 +644,12 @@ def _drop_unshipped(rows: list[Row], made: tuple[set[str], set[str]], rejected: 
             context = _section_before(text, row.line)
             elsewhere = _named_skill_file(lk.target, context, file, plugin) or _named_skill_file(
                 lk.target, text, file, plugin, _SKILL_CALLED)  # in this section, else called a Skill anywhere
-            in_folder = None if elsewhere else (_named_folder_file(lk.target, context, file)
-                                                or _named_folder_file(lk.target, text, file))  # section, then file
+            if folders is None:
+                folders = named_folders(text)
+            start = row.line - context.count("\n")
+            in_folder = None if elsewhere else (
+                _named_folder_file(lk.target, {f for at, f in folders if start <= at <= row.line}, file)
+                or _named_folder_file(lk.target, {f for _, f in folders}, file))  # the section's, then the file's
             reason = "" if elsewhere or in_folder else _why_unshipped(lk, row, made, context)
             if elsewhere:
                 kept.append(replace(lk, path=elsewhere))
