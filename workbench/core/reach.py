@@ -29,9 +29,8 @@ from pathlib import Path
 from workbench.core.errors import InputError
 from workbench.core.linkfiles import TEMPLATE, exists_exactly, is_project_file
 from workbench.core.markdown import Mention, code_names, mentions, named_folders, path_words, read_text_lossy
-from workbench.core.routing import host_path
+from workbench.core.routing import MANIFESTS, host_path
 
-MANIFESTS = (".claude-plugin/plugin.json", ".codex-plugin/plugin.json")
 
 def _json(path: Path) -> dict[str, object]:
     try:
@@ -144,8 +143,8 @@ def by_id(text: str, file: Path, root: Path) -> list[Path]:
                if exists_exactly(path := (file.parent / word).resolve()) and skill in path.parents}
     if not folders:
         return []
-    return sorted(path for folder in folders for name in code_names(text)
-                  if exists_exactly(path := folder / f"{name}.md"))
+    names = code_names(text)
+    return sorted(path for folder in folders for name in names if exists_exactly(path := folder / f"{name}.md"))
 
 
 def in_named_folder(mention: Mention, file: Path, root: Path, folders: set[str]) -> list[Path]:

@@ -294,7 +294,7 @@ def _own_plugin(start: Path, plugin: Path | None, *, listed: bool) -> tuple[Path
     for place in (start, *start.parents):
         if place == top or not place.is_relative_to(top):
             return None
-        for rel in _MANIFESTS:
+        for rel in MANIFESTS:
             if (place / rel).is_file():
                 return place, _manifest_name(place / rel) or place.name
         if sources is None:
@@ -304,7 +304,8 @@ def _own_plugin(start: Path, plugin: Path | None, *, listed: bool) -> tuple[Path
     return None
 
 
-_MANIFESTS = (".claude-plugin/plugin.json", ".codex-plugin/plugin.json")
+MANIFESTS = (".claude-plugin/plugin.json", ".codex-plugin/plugin.json")
+"""Where a plugin's own manifest lives (Claude Code's and Codex's)."""
 
 
 def host_path(target: str, base: Path, fallback: Path | None = None) -> tuple[Path, str] | None:
@@ -328,9 +329,9 @@ def _resolve(target: str, base: Path, fallback: Path | None) -> Path:
     path = (base / target).resolve()
     if fallback is None or is_project_file(target) or path.exists():
         return path
-    skill = _skill_folder(base)
     sibling = len(Path(target).parts) == 2 and Path(target).name == "SKILL.md" and ".." not in target
-    skills = skill.parent if sibling and (skill / "SKILL.md").is_file() else None  # `name/SKILL.md` from a Skill
+    skill = _skill_folder(base) if sibling else None
+    skills = skill.parent if skill is not None and (skill / "SKILL.md").is_file() else None  # from a Skill
     for root in (plugin_root(base, fallback), fallback, skills):  # from the plugin's root, the workspace's
         if root is not None and (root / target).exists():
             return (root / target).resolve()
@@ -584,11 +585,14 @@ def _section_before(text: str, line: int) -> str:
     return "\n".join(lines[start:])
 
 
-def _named_skill_file(target: str, context: str, file: Path, plugin: Path | None,
-                      named: re.Pattern[str] | None = None) -> Path | None:
-    """The one file TARGET names in another Skill the CONTEXT names ("the migration steps from the
-    `ledger-migrate` skill", "see `books-plugin:fan-out`"; NAMED: the pattern of a name, else any code span)."""
-    names = {n for m in (named or _SKILL_NAMED).finditer(context) for n in m.groups() if n}
+def _skill_names(text: str, named: re.Pattern[str] = _SKILL_NAMED) -> set[str]:
+    """The Skill names TEXT gives ("the `ledger-migrate` skill", "`books-plugin:fan-out`"; by default any
+    code span)."""
+    return {n for m in named.finditer(text) for n in m.groups() if n}
+
+
+def _named_skill_file(target: str, names: set[str], file: Path, plugin: Path | None) -> Path | None:
+    """The one file TARGET names in another Skill of NAMES (`_skill_names`)."""
     skills = _skill_folder(file.parent).parent
     found: set[Path] = set()
     for name in names:
@@ -634,6 +638,7 @@ def _drop_unshipped(rows: list[Row], made: tuple[set[str], set[str]], rejected: 
     no procedure (a file the Skill writes, a template, the user's project file: `linkfiles.unshipped`)."""
     out: list[Row] = []
     folders: list[tuple[int, str]] | None = None
+    called: set[str] = set()
     for row in rows:
         kept: list[Link] = []
         why, moved = "", ""
@@ -642,10 +647,10 @@ def _drop_unshipped(rows: list[Row], made: tuple[set[str], set[str]], rejected: 
                 kept.append(lk)
                 continue
             context = _section_before(text, row.line)
-            elsewhere = _named_skill_file(lk.target, context, file, plugin) or _named_skill_file(
-                lk.target, text, file, plugin, _SKILL_CALLED)  # in this section, else called a Skill anywhere
-            if folders is None:
-                folders = named_folders(text)
+            if folders is None:  # what the whole file names, found once per file
+                folders, called = named_folders(text), _skill_names(text, _SKILL_CALLED)
+            elsewhere = _named_skill_file(lk.target, _skill_names(context), file, plugin) or _named_skill_file(
+                lk.target, called, file, plugin)  # in this section, else called a Skill anywhere
             start = row.line - context.count("\n")
             in_folder = None if elsewhere else (
                 _named_folder_file(lk.target, {f for at, f in folders if start <= at <= row.line}, file)
