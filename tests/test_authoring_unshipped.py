@@ -147,21 +147,28 @@ def _books_market(root: Path) -> Path:
     return skill
 
 
-def test_a_link_outside_its_own_plugin_is_dangling_in_the_cli_and_the_editor(
+def test_a_link_outside_its_own_plugin_is_unshipped_not_dangling_in_the_cli_and_the_editor(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The file exists in the checkout, so the fix is to move it into the plugin: its own rule, UNSHIPPED,
+    and no DANGLING (which says the file is missing)."""
     skill = _books_market(tmp_path)
     monkeypatch.chdir(tmp_path)
     assert main(["init", "."]) == 0
     capsys.readouterr()
     assert main(["audit", "--json"]) == 0
-    found = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == "DANGLING"]
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    found = [f for f in findings if f["rule"] == "UNSHIPPED"]
     assert [(Path(f["file"]).name, f["row"], f["message"]) for f in found] == [
         ("SKILL.md", "books:ledger/posting",
          ".claude/rules/posting.md is outside the plugin books-plugin: an installed plugin does not ship it")]
+    assert [f for f in findings if f["rule"] == "DANGLING"] == []
+    assert main(["audit", "--strict"]) == 1
+    assert "UNSHIPPED" in capsys.readouterr().out
     view = WorkspaceView.load(load_workspace(tmp_path))
     row = next(r for r in view.rows if r.id == "books:ledger/posting")
     edited = lint_edit(view, row, "- `.claude/rules/posting.md` — before posting or voiding an entry")
-    assert edited is not None and [f.message for f in edited if f.rule == "DANGLING"] == [found[0]["message"]]
+    assert edited is not None and [(f.rule, f.message) for f in edited if f.rule in ("DANGLING", "UNSHIPPED")] \
+        == [("UNSHIPPED", found[0]["message"])]
     assert skill.is_file()
 
 

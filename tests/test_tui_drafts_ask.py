@@ -1,5 +1,5 @@
 """Pilot on the REAL sim host: `ctrl+z` on Rows asks before it drops a draft, `c` asks before it runs
-a draft with a DANGLING link, an invalid (cancelled) run shows INVALID and its reason with no verdict
+a draft with a DANGLING or UNSHIPPED link, an invalid (cancelled) run shows INVALID and its reason with no verdict
 and no READ mark, and a saved draft is no longer called unsaved on the Canary's context line."""
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ from pathlib import Path
 from textual.widgets import DataTable, Static, TextArea
 from tui_support import canary_on, edit_wording, make_workspace, run_async, until, wait_for
 
+from workbench.cli import main
+from workbench.core.workspace import load_workspace
 from workbench.modelstub import parse_script
 from workbench.tui.app import WorkbenchApp, make_app
 from workbench.tui.messages import RunScored
@@ -113,3 +115,37 @@ async def test_a_draft_saved_after_its_canary_is_no_longer_called_unsaved(tmp_pa
         assert "ops/docs" in rows.saved
         text = str(context.render())
         assert "draft of ops/docs (saved since as an arm)" in text and "(unsaved)" not in text, text
+
+
+@run_async
+async def test_c_asks_before_running_a_draft_whose_link_the_plugin_does_not_ship(tmp_path: Path) -> None:
+    """A marketplace plugin's row linking the marketplace's own `.claude/rules/` file: the editor shows
+    UNSHIPPED (not DANGLING: the file exists) and `c` asks before it runs the draft."""
+    (tmp_path / ".claude-plugin").mkdir()
+    (tmp_path / ".claude-plugin/marketplace.json").write_text(
+        '{"name": "m", "plugins": [{"name": "books", "source": "./books-plugin"}]}\n')
+    (tmp_path / "books-plugin/.claude-plugin").mkdir(parents=True)
+    (tmp_path / "books-plugin/.claude-plugin/plugin.json").write_text('{"name": "books"}\n')
+    (tmp_path / ".claude/rules").mkdir(parents=True)
+    (tmp_path / ".claude/rules/posting.md").write_text("# posting\n")
+    skill = tmp_path / "books-plugin/skills/ledger/SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: ledger\ndescription: Keep the books.\n---\n\n"
+                     "## See also\n\n- `.claude/rules/posting.md` — before posting an entry\n")
+    assert main(["init", str(tmp_path)]) == 0
+    app = make_app(load_workspace(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await edit_wording(pilot, app, "books:ledger/posting", "before posting", "before posting or voiding")
+        screen = app.screen
+        assert isinstance(screen, RowsScreen)
+        shown = str(screen.query_one("#findings", Static).render())
+        assert "UNSHIPPED" in shown and "DANGLING" not in shown
+        screen.query_one("#rows", DataTable).focus()
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen) and "outside the plugin books-plugin" in screen_text(app)
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is screen and "CanaryRequested" not in app.kinds()

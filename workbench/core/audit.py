@@ -1,7 +1,9 @@
 """Audit of a workspace's plugin: links that go nowhere, procedures nothing links, always-loaded budget.
 
 EMPTY-GLOB: a routing or procedure glob matches no file. DANGLING: a row links a file that does
-not exist. UNINDEXED: a procedure file (the workspace's procedure globs) that no row links and nothing
+not exist. UNSHIPPED: a row of a marketplace's plugin links a file that exists, but outside that plugin,
+so the installed plugin does not have it (the fix is to move the file, not to mend the path).
+UNINDEXED: a procedure file (the workspace's procedure globs) that no row links and nothing
 reaches from what the hosts load (`core.reach`). BUDGET: per host and per plugin (a
 user installs plugins, not marketplaces), the text it loads at session start (`session_load`: Skill
 front matter, instruction files, hook-injected files; lines, characters, estimated tokens at ~4
@@ -22,6 +24,9 @@ from workbench.core.routing import Row
 from workbench.core.session_load import Loaded, hosts, session_load
 from workbench.core.workspace import Workspace
 
+BROKEN_LINK_RULES = ("DANGLING", "UNSHIPPED")
+"""The rules of a link that reaches no file once the plugin is installed: the editor asks before it runs
+or saves such a wording."""
 CHARS_PER_TOKEN = 4
 """A rough, host-neutral estimate; real tokenizers differ by tens of percent."""
 
@@ -51,7 +56,7 @@ class Budget:
 
 @dataclass
 class AuditReport:
-    """Findings (DANGLING, UNINDEXED, BUDGET) and the measured budget."""
+    """Findings (DANGLING, UNSHIPPED, UNINDEXED, BUDGET, ...) and the measured budget."""
 
     findings: list[Finding] = field(default_factory=list)
     budget: Budget | None = None
@@ -68,9 +73,10 @@ def estimate_tokens(text: str) -> int:
 
 
 def dangling(rows: list[Row], plugin: Path | None = None) -> list[Finding]:
-    """A finding per link whose file does not exist (case-sensitive; templated paths match a glob), or,
-    inside the marketplace PLUGIN, lies outside the row's own plugin (each plugin installs on its own, so
-    a link to the marketplace's `.claude/rules/` or to a sibling plugin reaches nothing once installed)."""
+    """A DANGLING finding per link whose file does not exist (case-sensitive; templated paths match a
+    glob), and an UNSHIPPED one per link that, inside the marketplace PLUGIN, lies outside the row's own
+    plugin (each plugin installs on its own, so a link to the marketplace's `.claude/rules/` or to a
+    sibling plugin reaches nothing once installed)."""
     roots = plugin_roots(plugin) if plugin is not None else []
     out: list[Finding] = []
     for row in rows:
@@ -79,7 +85,7 @@ def dangling(rows: list[Row], plugin: Path | None = None) -> list[Finding]:
             if link_exists(target, path):
                 if own is None or own in path.parents or is_project_file(target):
                     continue
-                out.append(Finding("DANGLING", "error", f"{target} is outside the plugin {own.name}: an installed "
+                out.append(Finding("UNSHIPPED", "error", f"{target} is outside the plugin {own.name}: an installed "
                                    "plugin does not ship it", row.file, row.line, row.id))
                 continue
             twin = next((p.name for p in path.parent.iterdir() if p.name.lower() == path.name.lower()),

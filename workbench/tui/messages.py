@@ -80,7 +80,8 @@ class RunFailed(WorkbenchMessage):
 
 
 class EditLinted(WorkbenchMessage):
-    """A worker linted TEXT, the editor's wording of ROW_ID (DANGLING links included: it reads the disk)."""
+    """A worker linted TEXT, the editor's wording of ROW_ID (DANGLING and UNSHIPPED links included: it
+    reads the disk)."""
 
     def __init__(self, row_id: str, text: str, findings: list[Finding] | None) -> None:
         super().__init__()

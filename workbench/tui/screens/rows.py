@@ -21,6 +21,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, Static, TextArea
 
 from workbench.core.arms import BASELINE, Arm, check_arm_name
+from workbench.core.audit import BROKEN_LINK_RULES
 from workbench.core.errors import InputError
 from workbench.core.lint import Finding
 from workbench.core.routing import Row, slug
@@ -338,8 +339,8 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
                 action()
 
     def lint_pending(self, row: Row, action: Callable[[], object]) -> bool:
-        """True when ROW's wording has not been linted yet: ACTION runs once it is (its DANGLING check
-        must see the wording as it is now)."""
+        """True when ROW's wording has not been linted yet: ACTION runs once it is (its DANGLING and
+        UNSHIPPED checks must see the wording as it is now)."""
         if row.id in self.wanted and self.linted.get(row.id) != self.wanted[row.id]:
             self.after_lint = (row.id, action)
             return True
@@ -399,6 +400,10 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
         self.app.push_screen(DiffScreen(f"{message.row_id}: baseline → arm {message.arm}", message.baseline,
                                         message.text, same="no change: the arm's wording is the baseline's"))
 
+    def broken_links(self, row_id: str) -> list[Finding]:
+        """ROW_ID's findings of a link that reaches no file once installed (DANGLING, UNSHIPPED)."""
+        return [f for f in self.findings.get(row_id) or [] if f.rule in BROKEN_LINK_RULES]
+
     def action_edit(self) -> None:
         self.query_one("#editor", TextArea).focus()
 
@@ -418,11 +423,11 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
                 if yes:
                     self.post_message(CanaryRequested(row.id, text))
 
-            dangling = [f for f in self.findings.get(row.id) or [] if f.rule == "DANGLING"] if draft else []
+            dangling = self.broken_links(row.id) if draft else []
             if not dangling:
                 run()
                 return
-            self.app.push_screen(ConfirmScreen("This draft links a file that does not exist:\n"
+            self.app.push_screen(ConfirmScreen("This draft links a file the installed plugin will not have:\n"
                                                + "\n".join(f"  {f.message}" for f in dangling)
                                                + "\nRun the canary anyway?"), run)
 
@@ -464,9 +469,9 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
             if go:
                 self.app.push_screen(ArmNameScreen(f"{short}-{n}", taken), chosen)
 
-        dangling = [f for f in self.findings.get(row.id) or [] if f.rule == "DANGLING"]
+        dangling = self.broken_links(row.id)
         if dangling:
-            self.app.push_screen(ConfirmScreen("This wording links a file that does not exist:\n"
+            self.app.push_screen(ConfirmScreen("This wording links a file the installed plugin will not have:\n"
                                                + "\n".join(f"  {f.message}" for f in dangling)
                                                + "\nSave it as an arm anyway?"), ask_name)
         else:
