@@ -136,6 +136,22 @@ def test_missing_files_in_an_example_column_are_illustrations(tmp_path: Path) ->
     assert [r.why for r in rejected] == ["a file named in a column headed Example: an illustration, not a procedure"]
 
 
+def test_missing_files_in_a_suggested_path_column_are_the_users_to_make(tmp_path: Path) -> None:
+    """"| Rule type | Suggested Path |": where the user might put a file of their own, not a file the
+    plugin ships (laurigates blueprint-rules, six such paths)."""
+    skill = _skill(tmp_path, "| Rule type | Suggested Path | Scope |\n|---|---|---|\n"
+                             "| Ledger entries | `rules/ledger/entries.md` | `[\"**/*.csv\"]` |\n"
+                             "| Audit trail | `rules/audit.md` | `[\"logs/**\"]` |\n")
+    rejected: list = []
+    rows = parse_text(skill.read_text(), skill, plugin=skill.parents[2], rejected=rejected)
+    assert [r.trigger for r in rows if r.kind != "description"] == []
+    assert [r.why for r in rejected] == [
+        "a file named in a column headed Suggested Path: an illustration, not a procedure"] * 2
+    fix = _skill(tmp_path / "fix", "| Problem | Suggested fix |\n|---|---|\n| Stale totals | `rebuild-totals.md` |\n")
+    assert [r.trigger for r in parse_text(fix.read_text(), fix, plugin=fix.parents[2]) if r.kind != "description"] \
+        == ["Stale totals"]  # a fix is a procedure the plugin should ship: still DANGLING when missing
+
+
 def test_shipped_files_in_an_example_column_still_route(tmp_path: Path) -> None:
     skill = _skill(tmp_path, "| Task | Example |\n|---|---|\n| Refresh expired tokens | [tokens](examples/tokens.md) |\n")
     (skill.parent / "examples").mkdir()

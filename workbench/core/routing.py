@@ -441,17 +441,21 @@ def _not_a_table_route(block: Block) -> str:
     return ""
 
 
-def _shown(block: Block) -> set[str]:
-    """The files a table row BLOCK names in a column headed Example: a missing one is an illustration,
-    wherever the text names it ("Allowed: - `../sibling/SKILL.md`" below the table too)."""
+def _shown(block: Block) -> dict[str, str]:
+    """The files a table row BLOCK names in a column headed Example or Suggested …, each with that
+    heading: a missing one is an illustration, wherever the text names it ("Allowed: -
+    `../sibling/SKILL.md`" below the table too)."""
     if block.kind != "table":
-        return set()
-    return {p[1] for i, cell in enumerate(block.cells) if i < len(block.header) and _EXAMPLE_HEAD.match(block.header[i])
+        return {}
+    return {p[1]: block.header[i].strip() for i, cell in enumerate(block.cells)
+            if i < len(block.header) and _EXAMPLE_HEAD.match(block.header[i])
             for p in _mark_links(list(cell), bare=False, cell=True) if isinstance(p, tuple)}
 
 
-_EXAMPLE_HEAD = re.compile(r"^\W*(?:examples?|samples?|e\.g\.?|illustrations?)\W*$", re.IGNORECASE)
-"""A table column whose cells illustrate (`| Relative parent | `../sibling/SKILL.md` | Yes |`)."""
+_EXAMPLE_HEAD = re.compile(
+    r"^\W*(?:examples?|samples?|e\.g\.?|illustrations?|suggested (?:paths?|files?|locations?|names?))\W*$", re.IGNORECASE)
+"""A table column whose cells illustrate (`| Relative parent | `../sibling/SKILL.md` | Yes |`) or
+suggest where the user might put a file of their own (`| Suggested Path | `rules/testing.md` |`)."""
 
 
 def _table_row(block: Block, file: Path, skill: str, fallback: Path | None) -> Row | None:
@@ -614,14 +618,15 @@ def _named_folder_file(target: str, folders: set[str], file: Path) -> tuple[Path
     return found.pop() if len(found) == 1 else None
 
 
-def _why_unshipped(link: Link, row: Row, made: tuple[set[str], set[str]], context: str) -> str:
+def _why_unshipped(link: Link, row: Row, made: tuple[set[str], dict[str, str]], context: str) -> str:
     """Why ROW's missing LINK is no procedure ('' when it is a DANGLING one); MADE holds the files the
-    text writes and those it shows in an Example column; CONTEXT is its section so far."""
+    text writes and those it shows in an Example or Suggested column (with its heading); CONTEXT is its
+    section so far."""
     written, shown = made
     if link.target in written:
         return "a file this Skill writes (\"Keep … at `y.md`\"), not a procedure"
     if link.target in shown:
-        return "a file named in a column headed Example: an illustration, not a procedure"
+        return f"a file named in a column headed {shown[link.target]}: an illustration, not a procedure"
     if _MAPPED.match(link.after):
         return "a file mapped to a name (\"`0042-x.md` → `ID-0042`\"), not when to read it"
     if host_path(link.target, Path(".")) is not None:
@@ -632,7 +637,7 @@ def _why_unshipped(link: Link, row: Row, made: tuple[set[str], set[str]], contex
     return unshipped(link.target)
 
 
-def _drop_unshipped(rows: list[Row], made: tuple[set[str], set[str]], rejected: list[Rejected] | None, text: str,
+def _drop_unshipped(rows: list[Row], made: tuple[set[str], dict[str, str]], rejected: list[Rejected] | None, text: str,
                     file: Path, plugin: Path | None) -> list[Row]:
     """ROWS whose missing links are resolved in another Skill the text names, or left out when they name
     no procedure (a file the Skill writes, a template, the user's project file: `linkfiles.unshipped`)."""
@@ -778,7 +783,7 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
     showcase = ""
     nested: tuple[int, str] | None = None  # (depth, lead) of an item whose sub-items are a showcase list
     written: set[str] = set()
-    shown: set[str] = set()
+    shown: dict[str, str] = {}
     parents: list[tuple[int, str]] = []  # (depth, text) of the list items the current one is nested in
     for block in blocks(fm.body, offset=fm.offset):
         written |= _written(block)
