@@ -338,3 +338,34 @@ def test_ids_count_outside_code_blocks_and_only_in_the_skills_own_folders(
     (skill.parents[1] / "pdf/setup.md").write_text("# setup\n")
     orphans = sorted(Path(f).name for f in _audit_files(tmp_path, monkeypatch, capsys, "UNINDEXED"))
     assert orphans == ["date.md", "setup.md"]
+
+
+def test_a_skill_file_named_only_by_its_multi_word_stem_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """"4. **Log it.** — Evolution-log entry with trigger, fix and evidence" with `references/evolution-log.md`
+    in the Skill (cc-skills: 41 Skills so): still UNINDEXED (the agent has to search for the file, and a
+    concept of the same name is no mention), but the finding says how the Skill names it. A one-word stem
+    ("the notes"), a stem only in a code block or in another Skill's text, or a written file name that
+    misses (`backfill-plan.md`), gives the plain finding."""
+    skill = _skill(tmp_path, "## After the task\n\n1. **Log it.** — Evolution-log entry with trigger and fix.\n"
+                             "2. Keep the notes short; see `backfill-plan.md`.\n\n```\nledger-rules\n```\n")
+    refs = skill.parent / "references"
+    refs.mkdir()
+    for name in ("evolution-log", "notes", "backfill-plan", "ledger-rules"):
+        (refs / f"{name}.md").write_text(f"# {name}\n")
+    other = skill.parents[1] / "other/SKILL.md"
+    other.parent.mkdir()
+    other.write_text(HEAD + "Follow the ledger-rules of the tool Skill.\n")
+    monkeypatch.chdir(tmp_path / "plug")
+    assert main(["init", "."]) == 0
+    capsys.readouterr()
+    assert main(["audit", "--json"]) == 0
+    found = sorted((Path(f["file"]).name, f["message"]) for f in json.loads(capsys.readouterr().out)["findings"]
+                   if f["rule"] == "UNINDEXED")
+    plain = "is reached from nothing a host loads (no row, Skill, command, agent or procedure names it)"
+    assert found == [
+        ("backfill-plan.md", f"backfill-plan.md {plain}"),
+        ("evolution-log.md", 'evolution-log.md is named only as "Evolution-log" in SKILL.md, with no path: '
+                             "the agent has to search for it (write its path)"),
+        ("ledger-rules.md", f"ledger-rules.md {plain}"),
+        ("notes.md", f"notes.md {plain}")]

@@ -125,18 +125,17 @@ def unindexed(rows: list[Row], procedures: list[Path], *, plugin: Path | None = 
     hosts load from PLUGIN, the routing files and STARTS (session-start files); routing files excluded."""
     linked = {link.path.resolve() for row in rows for link in row.links}
     sources = {row.file.resolve() for row in rows if row.file is not None}
-    twins: dict[Path, str] = {}
+    hints: dict[Path, str] = {}
     if plugin is not None:
         loaded = host_starts(plugin)
-        reached, twins = reachable([*sources, *(starts or []), *loaded, *(p for p in linked if p.is_file())],
+        reached, hints = reachable([*sources, *(starts or []), *loaded, *(p for p in linked if p.is_file())],
                                    plugin)
         linked |= reached | set(loaded)
     out: list[Finding] = []
     for p in procedures:
         if p.resolve() in linked or p.resolve() in sources or p.name == "SKILL.md":
             continue  # a SKILL.md is a Skill the host lists, not a procedure a row must link
-        twin = twins.get(p.resolve())
-        why = f"mentioned only as {twin} (case differs: a miss on a case-sensitive disk)" if twin else \
+        why = hints.get(p.resolve()) or \
             "reached from nothing a host loads (no row, Skill, command, agent or procedure names it)"
         out.append(Finding("UNINDEXED", "error", f"{p.name} is {why}", p, None))
     return out

@@ -304,6 +304,23 @@ def code_names(text: str) -> set[str]:
 _ONE_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*$")
 
 
+def prose_words(text: str) -> dict[str, str]:
+    """The words of TEXT outside code blocks and file names (`x.md`), lower-cased -> as first written;
+    hyphens and underscores stay inside a word (text, code spans and link labels: "an Evolution-log
+    entry" gives `evolution-log`)."""
+    body, offset = split_body(text)
+    out: dict[str, str] = {}
+    for block in blocks(body, offset=offset, every=True):
+        for cell in block.cells:
+            for p in cell:
+                for word in _WORD.findall(_PATH_WORD.sub(" ", p.text)):
+                    out.setdefault(word.lower(), word)
+    return out
+
+
+_WORD = re.compile(r"\w+(?:[-_]\w+)*")
+
+
 @dataclass(frozen=True)
 class Mention:
     """A local markdown file (or, kind `folder`, a folder) a text names outside code blocks, as written."""

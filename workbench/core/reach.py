@@ -19,16 +19,27 @@ the mentioning file's own plugin (a marketplace installs each plugin on its own)
 - files a Skill indexes by ID (`by_id`): a one-name code span (`async-parallel`) names the `.md` file of
   that stem in a folder of the Skill the text shows by writing out one of its files as a path
   (`rules/async-parallel.md`, a code block counts).
+A file of the Skill named only by its stem of two or more words ("an Evolution-log entry" for
+`references/evolution-log.md`: `named_by_stem`) is not reached; audit's finding says how it is named.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from workbench.core.errors import InputError
 from workbench.core.linkfiles import TEMPLATE, exists_exactly, is_project_file
-from workbench.core.markdown import Mention, code_names, mentions, named_folders, path_words, read_text_lossy
+from workbench.core.markdown import (
+    Mention,
+    code_names,
+    mentions,
+    named_folders,
+    path_words,
+    prose_words,
+    read_text_lossy,
+)
 from workbench.core.routing import MANIFESTS, host_path
 
 
@@ -147,6 +158,27 @@ def by_id(text: str, file: Path, root: Path) -> list[Path]:
     return sorted(path for folder in folders for name in names if exists_exactly(path := folder / f"{name}.md"))
 
 
+def named_by_stem(text: str, file: Path, root: Path, listed: dict[Path, list[Path]]) -> dict[Path, str]:
+    """The files of FILE's Skill (below its folder, SKILL.md aside) whose name of two or more words TEXT
+    writes without `.md` and without a path, outside code blocks ("an Evolution-log entry" for
+    `references/evolution-log.md`), each with the word as written. Not a reach: the agent has to search
+    for the file, and a concept of the same name ("chain-of-thought") is no mention at all; audit says
+    so in the UNINDEXED finding. LISTED keeps each Skill's files, listed once per reach."""
+    skill = _skill_dir(file, root)
+    if skill is None:
+        return {}
+    if skill not in listed:
+        listed[skill] = [p for p in sorted(skill.rglob("*.md")) if p.is_file() and p.name != "SKILL.md"]
+    stems = {p.stem.lower(): p for p in listed[skill] if _MULTI_WORD.search(p.stem)}
+    if not stems:
+        return {}
+    words = prose_words(text)
+    return {path.resolve(): words[stem] for stem, path in stems.items() if stem in words}
+
+
+_MULTI_WORD = re.compile(r"\w[-_]\w")
+
+
 def in_named_folder(mention: Mention, file: Path, root: Path, folders: set[str]) -> list[Path]:
     """The one file a bare MENTION (`api.md`) names in a folder FILE's text names (`### references/`),
     as the routing read resolves such a link (`markdown.named_folders`)."""
@@ -175,11 +207,12 @@ def case_twin(mention: Mention, file: Path, root: Path) -> Path | None:
 
 
 def reachable(starts: list[Path], top: Path) -> tuple[set[Path], dict[Path, str]]:
-    """Every markdown file reached from STARTS (see the module docstring), and the files mentioned
-    only with another case (file -> the mention)."""
+    """Every markdown file reached from STARTS (see the module docstring), and for files not reached
+    but named in a way that misses, how (file -> "mentioned only as FORMS.md in SKILL.md (case …)")."""
     roots = plugin_roots(top)
     seen: set[Path] = set()
-    twins: dict[Path, str] = {}
+    hints: dict[Path, str] = {}
+    listed: dict[Path, list[Path]] = {}
     todo = [p.resolve() for p in starts]
     while todo:
         file = todo.pop()
@@ -192,6 +225,9 @@ def reachable(starts: list[Path], top: Path) -> tuple[set[Path], dict[Path, str]
             continue
         root = own_root(file, roots)
         todo += [p for p in by_id(text, file, root) if p not in seen]
+        for path, word in named_by_stem(text, file, root, listed).items():
+            hints.setdefault(path, f"named only as \"{word}\" in {file.name}, with no path: the agent has to search "
+                                   "for it (write its path)")
         folders = {f for _, f in named_folders(text) if ".." not in f.split("/")}
         for mention in mentions(text):
             found = resolve_mention(mention, file, root) or in_named_folder(mention, file, root, folders)
@@ -199,8 +235,9 @@ def reachable(starts: list[Path], top: Path) -> tuple[set[Path], dict[Path, str]
             if not found:
                 twin = case_twin(mention, file, root)
                 if twin is not None:
-                    twins.setdefault(twin, f"{mention.target} in {file.name}")
-    return seen, twins
+                    hints.setdefault(twin, f"mentioned only as {mention.target} in {file.name} (case differs: a miss "
+                                           "on a case-sensitive disk)")
+    return seen, hints
 
 
 def host_starts(top: Path) -> list[Path]:
