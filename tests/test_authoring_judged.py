@@ -369,3 +369,31 @@ def test_a_skill_file_named_only_by_its_multi_word_stem_says_so(
                              "the agent has to search for it (write its path)"),
         ("ledger-rules.md", f"ledger-rules.md {plain}"),
         ("notes.md", f"notes.md {plain}")]
+
+
+def test_a_folder_the_skill_names_in_words_resolves_bare_names_in_the_cli_and_the_reach(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """"## Reference Files" over "- Load `explainers.md` when …", the file in `references/` (K-Dense: shap,
+    sympy, torchdrug, imaging-data-commons …, 34 links): the Skill names its folder in words; the one
+    file of that name there is the link, and the reach agrees (no UNINDEXED). A name two named folders
+    both hold, or one no folder word names, stays DANGLING with the hint."""
+    skill = _skill(tmp_path, "## Reference Files\n\n- Load `explainers.md` when the user asks about explainers\n"
+                             "- Load `plots.md` when the user tunes a plot\n\n## Assets\n\n"
+                             "- Before formatting a page, read `layout.md`\n- Before starting, read `setup.md`\n")
+    for folder, names in (("references", ("explainers.md", "plots.md", "layout.md")), ("assets", ("layout.md",)),
+                          ("scripts", ("setup.md",))):
+        (skill.parent / folder).mkdir()
+        for name in names:
+            (skill.parent / folder / name).write_text(f"# {name}\n")
+    refs = (skill.parent / "references").resolve()
+    assert _linked(skill) == [("when the user asks about explainers", refs / "explainers.md"),
+                              ("when the user tunes a plot", refs / "plots.md"),
+                              ("Before formatting a page", (skill.parent / "layout.md").resolve()),
+                              ("Before starting", (skill.parent / "setup.md").resolve())]
+    assert sorted(_audit(tmp_path, monkeypatch, capsys)) == [
+        "layout.md does not exist (the Skill has it at assets/layout.md, references/layout.md)",
+        "setup.md does not exist (the Skill has it at scripts/setup.md)"]
+    assert main(["audit", "--json"]) == 0
+    assert sorted(Path(f["file"]).parent.name + "/" + Path(f["file"]).name
+                  for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == "UNINDEXED") == [
+        "assets/layout.md", "references/layout.md", "scripts/setup.md"]

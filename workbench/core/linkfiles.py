@@ -38,6 +38,18 @@ def exists_exactly(path: Path) -> bool:
     return path.name in {p.name for p in parent.iterdir()} if parent.is_dir() else False
 
 
+def skill_folders(file: Path) -> list[str]:
+    """The plainly named folders (`references`, `assets`; not `.cache`) beside FILE when FILE's folder is
+    a Skill's (holds a SKILL.md), else none."""
+    folder = file.parent
+    if not (folder / "SKILL.md").is_file():
+        return []
+    return sorted(d.name for d in folder.iterdir() if d.is_dir() and _PLAIN_FOLDER.fullmatch(d.name))
+
+
+_PLAIN_FOLDER = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+
+
 def link_exists(target: str, path: Path) -> bool:
     """The linked file exists; a templated path (`{language}/x.md`, `<name>.md`) exists when any file matches."""
     if TEMPLATE.search(target):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -319,6 +320,14 @@ def prose_words(text: str) -> dict[str, str]:
 
 
 _WORD = re.compile(r"\w+(?:[-_]\w+)*")
+
+
+def folders_in_words(text: str, folders: Iterable[str]) -> set[str]:
+    """The FOLDERS (plain names: `references`, `assets`) TEXT names as a word outside code blocks, singular
+    or plural ("## Reference Files", "the appropriate reference file"), each as `name/`."""
+    words = prose_words(text)
+    return {f"{name}/" for name in folders
+            if {name.lower(), name.lower().removesuffix("s"), f"{name.lower()}s"} & words.keys()}
 
 
 @dataclass(frozen=True)

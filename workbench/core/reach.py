@@ -15,7 +15,8 @@ the mentioning file's own plugin (a marketplace installs each plugin on its own)
 - a `folder/` code span reaches the markdown files directly in it, and only below the file's folder
   or its Skill's folder (`./`, `../other-skill/` and the plugin root reach nothing);
 - a bare name that misses there, in the one folder the text names that holds it (`### references/`,
-  "(in `references/`)": `in_named_folder`, as the routing read resolves a link);
+  "(in `references/`)", or in words beside a Skill's SKILL.md: "## Reference Files" for `references/`):
+  `in_named_folder`, as the routing read resolves a link;
 - files a Skill indexes by ID (`by_id`): a one-name code span (`async-parallel`) names the `.md` file of
   that stem in a folder of the Skill the text shows by writing out one of its files as a path
   (`rules/async-parallel.md`, a code block counts).
@@ -30,10 +31,11 @@ import re
 from pathlib import Path
 
 from workbench.core.errors import InputError
-from workbench.core.linkfiles import TEMPLATE, exists_exactly, is_project_file
+from workbench.core.linkfiles import TEMPLATE, exists_exactly, is_project_file, skill_folders
 from workbench.core.markdown import (
     Mention,
     code_names,
+    folders_in_words,
     mentions,
     named_folders,
     path_words,
@@ -228,7 +230,8 @@ def reachable(starts: list[Path], top: Path) -> tuple[set[Path], dict[Path, str]
         for path, word in named_by_stem(text, file, root, listed).items():
             hints.setdefault(path, f"named only as \"{word}\" in {file.name}, with no path: the agent has to search "
                                    "for it (write its path)")
-        folders = {f for _, f in named_folders(text) if ".." not in f.split("/")}
+        folders = {f for _, f in named_folders(text) if ".." not in f.split("/")} | folders_in_words(
+            text, skill_folders(file))
         for mention in mentions(text):
             found = resolve_mention(mention, file, root) or in_named_folder(mention, file, root, folders)
             todo += [p for p in found if p not in seen]

@@ -30,11 +30,12 @@ from pathlib import Path
 from typing import Literal
 
 from workbench.core.errors import InputError
-from workbench.core.linkfiles import TEMPLATE, exists_exactly, is_project_file, link_exists, unshipped
+from workbench.core.linkfiles import TEMPLATE, exists_exactly, is_project_file, link_exists, skill_folders, unshipped
 from workbench.core.markdown import (
     Block,
     Piece,
     blocks,
+    folders_in_words,
     front_matter,
     front_matter_lenient,
     named_folders,
@@ -644,6 +645,7 @@ def _drop_unshipped(rows: list[Row], made: tuple[set[str], dict[str, str]], reje
     out: list[Row] = []
     folders: list[tuple[int, str]] | None = None
     called: set[str] = set()
+    worded: set[str] = set()
     for row in rows:
         kept: list[Link] = []
         why, moved = "", ""
@@ -654,12 +656,14 @@ def _drop_unshipped(rows: list[Row], made: tuple[set[str], dict[str, str]], reje
             context = _section_before(text, row.line)
             if folders is None:  # what the whole file names, found once per file
                 folders, called = named_folders(text), _skill_names(text, _SKILL_CALLED)
+                worded = folders_in_words(text, skill_folders(file))
             elsewhere = _named_skill_file(lk.target, _skill_names(context), file, plugin) or _named_skill_file(
                 lk.target, called, file, plugin)  # in this section, else called a Skill anywhere
             start = row.line - context.count("\n")
             in_folder = None if elsewhere else (
                 _named_folder_file(lk.target, {f for at, f in folders if start <= at <= row.line}, file)
-                or _named_folder_file(lk.target, {f for _, f in folders}, file))  # the section's, then the file's
+                or _named_folder_file(lk.target, {f for _, f in folders}, file)  # the section's, then the file's
+                or _named_folder_file(lk.target, worded, file))  # then one the Skill names in words
             reason = "" if elsewhere or in_folder else _why_unshipped(lk, row, made, context)
             if elsewhere:
                 kept.append(replace(lk, path=elsewhere))
