@@ -374,7 +374,7 @@ def test_a_skill_file_named_only_by_its_multi_word_stem_says_so(
 def test_a_folder_the_skill_names_in_words_resolves_bare_names_in_the_cli_and_the_reach(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """"## Reference Files" over "- Load `explainers.md` when …", the file in `references/` (K-Dense: shap,
-    sympy, torchdrug, imaging-data-commons …, 34 links): the Skill names its folder in words; the one
+    sympy, torchdrug, imaging-data-commons …, 30 links): the Skill names its folder in words; the one
     file of that name there is the link, and the reach agrees (no UNINDEXED). A name two named folders
     both hold, or one no folder word names, stays DANGLING with the hint."""
     skill = _skill(tmp_path, "## Reference Files\n\n- Load `explainers.md` when the user asks about explainers\n"
