@@ -397,3 +397,23 @@ def test_a_folder_the_skill_names_in_words_resolves_bare_names_in_the_cli_and_th
     assert sorted(Path(f["file"]).parent.name + "/" + Path(f["file"]).name
                   for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == "UNINDEXED") == [
         "assets/layout.md", "references/layout.md", "scripts/setup.md"]
+
+
+def test_a_bare_skill_md_outside_a_skill_is_the_kind_of_file_not_a_link(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A contributor guide's "- **SKILL.md**: Always uppercase" and "paste SKILL.md contents into the
+    conversation" (vercel AGENTS.md, 2): the file every Skill has, not one to read; `other/SKILL.md`
+    missing stays DANGLING."""
+    _skill(tmp_path, "Before anything, read the [guide](guide.md).\n")
+    (tmp_path / "plug/skills/tool/guide.md").write_text("# guide\n")
+    (tmp_path / "plug/AGENTS.md").write_text(
+        "# Contributing\n\n## Naming\n\n- **Skill folder**: `kebab-case`\n- **`SKILL.md`**: always uppercase\n"
+        "- Before adding a Skill, copy `SKILL.md` from [the template](template/SKILL.md)\n")
+    monkeypatch.chdir(tmp_path / "plug")
+    assert main(["init", "."]) == 0
+    capsys.readouterr()
+    (tmp_path / "plug/workbench.toml").write_text((tmp_path / "plug/workbench.toml").read_text().replace(
+        'routing = [', 'routing = ["AGENTS.md", ', 1))
+    assert main(["audit", "--json"]) == 0
+    assert [f["message"] for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == "DANGLING"] == [
+        "template/SKILL.md does not exist"]

@@ -76,6 +76,8 @@ def unshipped(target: str) -> str:
     folders = parts[1:] if parts[0] == "." else parts
     if is_project_file(target):
         return f"the user's project file `{target}` (as `CLAUDE.md`, `AGENTS.md`), not a procedure the plugin ships"
+    if folders == ["SKILL.md"]:
+        return "`SKILL.md` named bare: the kind of file every Skill has, not one procedure"
     if ".." not in folders and (folders[0] in _SCRATCH or any(p in _PROJECT_FOLDERS for p in folders[:-1])):
         return f"a file of the user's project (`{target}`), not a procedure the plugin ships"
     return ""
