@@ -417,3 +417,26 @@ def test_a_bare_skill_md_outside_a_skill_is_the_kind_of_file_not_a_link(
     assert main(["audit", "--json"]) == 0
     assert [f["message"] for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == "DANGLING"] == [
         "template/SKILL.md does not exist"]
+
+
+def test_a_named_folder_that_climbs_out_steers_no_bare_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """"### `../shared/`" over "- Before posting, read `posting.md`": a folder above the Skill is no
+    place the author named for its own files; the bare name stays DANGLING and the reach does not take
+    the file there (it stays UNINDEXED)."""
+    skill = _skill(tmp_path, "## Guides\n\n### `../shared/`\n\n- Before posting, read `posting.md`\n")
+    shared = skill.parents[1] / "shared"
+    shared.mkdir()
+    (shared / "posting.md").write_text("# posting\n")
+    assert _linked(skill) == [("Before posting", (skill.parent / "posting.md").resolve())]
+    monkeypatch.chdir(tmp_path / "plug")
+    assert main(["init", "."]) == 0
+    capsys.readouterr()
+    (tmp_path / "plug/workbench.toml").write_text((tmp_path / "plug/workbench.toml").read_text().replace(
+        'procedures = [', 'procedures = ["skills/shared/*.md", ', 1))
+    assert main(["audit", "--json"]) == 0
+    found = [(f["rule"], f["message"]) for f in json.loads(capsys.readouterr().out)["findings"]
+             if f["rule"] in ("DANGLING", "UNINDEXED")]
+    assert found == [("DANGLING", "posting.md does not exist"),
+                     ("UNINDEXED", "posting.md is reached from nothing a host loads (no row, Skill, command, agent or "
+                                   "procedure names it)")]
