@@ -35,7 +35,8 @@ def _audit(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFi
 def test_a_missing_sibling_skill_is_not_hinted_at_the_linking_skill(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     _skill(tmp_path, "Before filling a spreadsheet, read [sheets](../sheets/SKILL.md).\n")
-    assert _audit(tmp_path, monkeypatch, capsys) == ["../sheets/SKILL.md does not exist"]
+    assert _audit(tmp_path, monkeypatch, capsys) == [
+        "../sheets/SKILL.md does not exist (no Skill sheets in the workspace: one the host or another plugin provides?)"]
 
 
 def test_a_nested_skill_file_of_the_same_name_is_still_hinted(
@@ -416,7 +417,7 @@ def test_a_bare_skill_md_outside_a_skill_is_the_kind_of_file_not_a_link(
         'routing = [', 'routing = ["AGENTS.md", ', 1))
     assert main(["audit", "--json"]) == 0
     assert [f["message"] for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == "DANGLING"] == [
-        "template/SKILL.md does not exist"]
+        "template/SKILL.md does not exist (no Skill template in the workspace: one the host or another plugin provides?)"]
 
 
 def test_a_named_folder_that_climbs_out_steers_no_bare_name(
@@ -440,3 +441,17 @@ def test_a_named_folder_that_climbs_out_steers_no_bare_name(
     assert found == [("DANGLING", "posting.md does not exist"),
                      ("UNINDEXED", "posting.md is reached from nothing a host loads (no row, Skill, command, agent or "
                                    "procedure names it)")]
+
+
+def test_a_missing_skill_no_folder_of_the_workspace_holds_is_hinted_as_the_hosts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """"Read `xlsx/SKILL.md` before generating" (knowledge-work-plugins, 2): a document Skill some hosts
+    ship, which no plugin here has; the DANGLING finding says so. A Skill folder that exists elsewhere in
+    the workspace under that name gets no such hint (the path is wrong, not the Skill missing)."""
+    _skill(tmp_path, "- Before building a workbook, read `xlsx/SKILL.md`\n"
+                     "- Before sending a quote, read `../quotes/guide/SKILL.md`\n")
+    (tmp_path / "plug/extras/guide").mkdir(parents=True)
+    (tmp_path / "plug/extras/guide/SKILL.md").write_text(HEAD)
+    assert sorted(_audit(tmp_path, monkeypatch, capsys)) == [
+        "../quotes/guide/SKILL.md does not exist",
+        "xlsx/SKILL.md does not exist (no Skill xlsx in the workspace: one the host or another plugin provides?)"]

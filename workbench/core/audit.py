@@ -90,7 +90,8 @@ def dangling(rows: list[Row], plugin: Path | None = None) -> list[Finding]:
                 continue
             twin = next((p.name for p in path.parent.iterdir() if p.name.lower() == path.name.lower()),
                         None) if path.parent.is_dir() else None
-            note = f" ({twin} differs only in case)" if twin else _found_in_skill(path.name, row.file)
+            note = f" ({twin} differs only in case)" if twin else _found_in_skill(path.name, row.file) or \
+                _no_such_skill(target, plugin)
             out.append(Finding("DANGLING", "error", f"{target} does not exist{note}", row.file, row.line, row.id))
     return out
 
@@ -106,6 +107,18 @@ def _found_in_skill(name: str, file: Path | None) -> str:
     if not found:
         return ""
     return f" (the Skill has it at {', '.join(found[:3])}{', …' if len(found) > 3 else ''})"
+
+
+def _no_such_skill(target: str, top: Path | None) -> str:
+    """" (no Skill xlsx in the workspace: one the host or another plugin provides?)" when TARGET is
+    `…/NAME/SKILL.md` and no Skill folder of that name is anywhere under TOP ("Read `xlsx/SKILL.md`
+    before generating": a document Skill some hosts ship, not this plugin)."""
+    parts = target.split("#")[0].split("/")
+    if top is None or len(parts) < 2 or parts[-1] != "SKILL.md" or parts[-2] in ("", ".", ".."):
+        return ""
+    if any(p.parent.name == parts[-2] for p in top.rglob("SKILL.md")):
+        return ""
+    return f" (no Skill {parts[-2]} in the workspace: one the host or another plugin provides?)"
 
 
 def empty_globs(ws: Workspace) -> list[Finding]:
