@@ -1,4 +1,5 @@
-"""The demo's weak wordings (kept as an arm, not in the plugin) and helpers to apply them to a copy."""
+"""The demo's weak wordings (kept as an arm, not in the plugin) and helpers to apply them to a copy; a
+small marketplace whose Skill links a file outside its plugin."""
 
 from __future__ import annotations
 
@@ -32,3 +33,20 @@ def weak_copy(dest: Path) -> Path:
     """A copy of the demo plugin at DEST with the weak wordings applied."""
     shutil.copytree(PLUGIN, dest)
     return apply_weak(dest)
+
+
+def books_market(root: Path) -> Path:
+    """A marketplace at ROOT whose plugin's Skill names a rule kept at the marketplace's root, not in the
+    plugin (an UNSHIPPED link); the Skill's SKILL.md."""
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin/marketplace.json").write_text(
+        '{"name": "m", "plugins": [{"name": "books", "source": "./books-plugin"}]}\n')
+    (root / "books-plugin/.claude-plugin").mkdir(parents=True)
+    (root / "books-plugin/.claude-plugin/plugin.json").write_text('{"name": "books"}\n')
+    (root / ".claude/rules").mkdir(parents=True)
+    (root / ".claude/rules/posting.md").write_text("# posting\n")
+    skill = root / "books-plugin/skills/ledger/SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: ledger\ndescription: Keep the ledger.\n---\n\n"
+                     "## See also\n\n- `.claude/rules/posting.md` — before posting an entry\n")
+    return skill

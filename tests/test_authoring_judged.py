@@ -6,6 +6,7 @@ Example columns, numbered make headings, the user's memory files, a row whose ev
 """
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,12 +25,22 @@ def _skill(root: Path, body: str) -> Path:
     return skill
 
 
-def _audit(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> list[str]:
+def _findings(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+              **first: str) -> list[dict[str, Any]]:
+    """`audit --json` findings of ROOT/plug after `init`; FIRST: a glob put first in that list of the
+    `[plugin]` table (`routing="AGENTS.md"`)."""
     monkeypatch.chdir(root / "plug")
     assert main(["init", "."]) == 0
     capsys.readouterr()
+    toml = root / "plug/workbench.toml"
+    for key, glob in first.items():
+        toml.write_text(toml.read_text().replace(f"{key} = [", f'{key} = ["{glob}", ', 1))
     assert main(["audit", "--json"]) == 0
-    return [f["message"] for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == "DANGLING"]
+    return list(json.loads(capsys.readouterr().out)["findings"])
+
+
+def _audit(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    return [f["message"] for f in _findings(root, monkeypatch, capsys) if f["rule"] == "DANGLING"]
 
 
 def test_a_missing_sibling_skill_is_not_hinted_at_the_linking_skill(
@@ -279,11 +290,7 @@ def test_a_shipped_memory_template_named_in_a_code_span_is_reached(
 
 
 def _audit_files(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], rule: str) -> list[str]:
-    monkeypatch.chdir(root / "plug")
-    assert main(["init", "."]) == 0
-    capsys.readouterr()
-    assert main(["audit", "--json"]) == 0
-    return [f["file"] for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == rule]
+    return [f["file"] for f in _findings(root, monkeypatch, capsys) if f["rule"] == rule]
 
 
 def test_a_folder_the_file_names_in_another_section_resolves_bare_names(tmp_path: Path) -> None:
@@ -410,13 +417,8 @@ def test_a_bare_skill_md_outside_a_skill_is_the_kind_of_file_not_a_link(
     (tmp_path / "plug/AGENTS.md").write_text(
         "# Contributing\n\n## Naming\n\n- **Skill folder**: `kebab-case`\n- **`SKILL.md`**: always uppercase\n"
         "- Before adding a Skill, copy `SKILL.md` from [the template](template/SKILL.md)\n")
-    monkeypatch.chdir(tmp_path / "plug")
-    assert main(["init", "."]) == 0
-    capsys.readouterr()
-    (tmp_path / "plug/workbench.toml").write_text((tmp_path / "plug/workbench.toml").read_text().replace(
-        'routing = [', 'routing = ["AGENTS.md", ', 1))
-    assert main(["audit", "--json"]) == 0
-    assert [f["message"] for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == "DANGLING"] == [
+    assert [f["message"] for f in _findings(tmp_path, monkeypatch, capsys, routing="AGENTS.md")
+            if f["rule"] == "DANGLING"] == [
         "template/SKILL.md does not exist (no Skill template in the workspace: one the host or another plugin provides?)"]
 
 
@@ -430,13 +432,7 @@ def test_a_named_folder_that_climbs_out_steers_no_bare_name(
     shared.mkdir()
     (shared / "posting.md").write_text("# posting\n")
     assert _linked(skill) == [("Before posting", (skill.parent / "posting.md").resolve())]
-    monkeypatch.chdir(tmp_path / "plug")
-    assert main(["init", "."]) == 0
-    capsys.readouterr()
-    (tmp_path / "plug/workbench.toml").write_text((tmp_path / "plug/workbench.toml").read_text().replace(
-        'procedures = [', 'procedures = ["skills/shared/*.md", ', 1))
-    assert main(["audit", "--json"]) == 0
-    found = [(f["rule"], f["message"]) for f in json.loads(capsys.readouterr().out)["findings"]
+    found = [(f["rule"], f["message"]) for f in _findings(tmp_path, monkeypatch, capsys, procedures="skills/shared/*.md")
              if f["rule"] in ("DANGLING", "UNINDEXED")]
     assert found == [("DANGLING", "posting.md does not exist"),
                      ("UNINDEXED", "posting.md is reached from nothing a host loads (no row, Skill, command, agent or "

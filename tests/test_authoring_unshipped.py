@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from authoring_support import books_market
 
 from workbench.cli import main
 from workbench.core.audit import dangling
@@ -132,26 +133,11 @@ def test_audit_counts_only_the_true_dangling(tmp_path: Path) -> None:
     assert [f.message for f in found] == ["missing-close.md does not exist"]
 
 
-def _books_market(root: Path) -> Path:
-    """A marketplace whose plugin's Skill names a rule kept at the marketplace's root, not in the plugin."""
-    (root / ".claude-plugin").mkdir(parents=True)
-    (root / ".claude-plugin/marketplace.json").write_text(
-        '{"name": "m", "plugins": [{"name": "books", "source": "./books-plugin"}]}\n')
-    (root / "books-plugin/.claude-plugin").mkdir(parents=True)
-    (root / "books-plugin/.claude-plugin/plugin.json").write_text('{"name": "books"}\n')
-    (root / ".claude/rules").mkdir(parents=True)
-    (root / ".claude/rules/posting.md").write_text("# posting\n")
-    skill = root / "books-plugin/skills/ledger/SKILL.md"
-    skill.parent.mkdir(parents=True)
-    skill.write_text(HEAD + "## See also\n\n- `.claude/rules/posting.md` — before posting an entry\n")
-    return skill
-
-
 def test_a_link_outside_its_own_plugin_is_unshipped_not_dangling_in_the_cli_and_the_editor(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """The file exists in the checkout, so the fix is to move it into the plugin: its own rule, UNSHIPPED,
     and no DANGLING (which says the file is missing)."""
-    skill = _books_market(tmp_path)
+    skill = books_market(tmp_path)
     monkeypatch.chdir(tmp_path)
     assert main(["init", "."]) == 0
     capsys.readouterr()
@@ -173,7 +159,7 @@ def test_a_link_outside_its_own_plugin_is_unshipped_not_dangling_in_the_cli_and_
 
 
 def test_the_same_link_inside_a_single_plugin_is_no_finding(tmp_path: Path) -> None:
-    skill = _books_market(tmp_path)
+    skill = books_market(tmp_path)
     plugin = skill.parents[2]
     (plugin / ".claude/rules").mkdir(parents=True)
     (plugin / ".claude/rules/posting.md").write_text("# posting\n")

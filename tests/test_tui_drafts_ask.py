@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from authoring_support import books_market
 from textual.widgets import DataTable, Static, TextArea
 from tui_support import canary_on, edit_wording, make_workspace, run_async, until, wait_for
 
@@ -31,6 +32,16 @@ async def edit_row(pilot: object, app: WorkbenchApp, old: str, new: str) -> Rows
     screen.query_one("#rows", DataTable).focus()
     await pilot.pause()  # type: ignore[attr-defined]
     return screen
+
+
+async def canary_refused(pilot: object, app: WorkbenchApp, screen: RowsScreen, why: str) -> None:
+    """`c` on SCREEN's draft asks (the question holds WHY); `n` leaves the draft unrun."""
+    await pilot.press("c")  # type: ignore[attr-defined]
+    await pilot.pause()  # type: ignore[attr-defined]
+    assert isinstance(app.screen, ConfirmScreen) and why in screen_text(app)
+    await pilot.press("n")  # type: ignore[attr-defined]
+    await pilot.pause()  # type: ignore[attr-defined]
+    assert app.screen is screen and "CanaryRequested" not in app.kinds()
 
 
 @run_async
@@ -62,12 +73,7 @@ async def test_c_asks_before_running_a_dangling_draft(tmp_path: Path) -> None:
         await pilot.pause()
         screen = await edit_row(pilot, app, "workflows/docs.md", "workflows/no-such.md")
         assert "DANGLING" in str(screen.query_one("#findings", Static).render())
-        await pilot.press("c")
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmScreen) and "does not exist" in screen_text(app)
-        await pilot.press("n")
-        await pilot.pause()
-        assert app.screen is screen and "CanaryRequested" not in app.kinds()
+        await canary_refused(pilot, app, screen, "does not exist")
 
 
 @run_async
@@ -121,17 +127,7 @@ async def test_a_draft_saved_after_its_canary_is_no_longer_called_unsaved(tmp_pa
 async def test_c_asks_before_running_a_draft_whose_link_the_plugin_does_not_ship(tmp_path: Path) -> None:
     """A marketplace plugin's row linking the marketplace's own `.claude/rules/` file: the editor shows
     UNSHIPPED (not DANGLING: the file exists) and `c` asks before it runs the draft."""
-    (tmp_path / ".claude-plugin").mkdir()
-    (tmp_path / ".claude-plugin/marketplace.json").write_text(
-        '{"name": "m", "plugins": [{"name": "books", "source": "./books-plugin"}]}\n')
-    (tmp_path / "books-plugin/.claude-plugin").mkdir(parents=True)
-    (tmp_path / "books-plugin/.claude-plugin/plugin.json").write_text('{"name": "books"}\n')
-    (tmp_path / ".claude/rules").mkdir(parents=True)
-    (tmp_path / ".claude/rules/posting.md").write_text("# posting\n")
-    skill = tmp_path / "books-plugin/skills/ledger/SKILL.md"
-    skill.parent.mkdir(parents=True)
-    skill.write_text("---\nname: ledger\ndescription: Keep the books.\n---\n\n"
-                     "## See also\n\n- `.claude/rules/posting.md` — before posting an entry\n")
+    books_market(tmp_path)
     assert main(["init", str(tmp_path)]) == 0
     app = make_app(load_workspace(tmp_path))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -143,9 +139,4 @@ async def test_c_asks_before_running_a_draft_whose_link_the_plugin_does_not_ship
         assert "UNSHIPPED" in shown and "DANGLING" not in shown
         screen.query_one("#rows", DataTable).focus()
         await pilot.pause()
-        await pilot.press("c")
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmScreen) and "outside the plugin books-plugin" in screen_text(app)
-        await pilot.press("n")
-        await pilot.pause()
-        assert app.screen is screen and "CanaryRequested" not in app.kinds()
+        await canary_refused(pilot, app, screen, "outside the plugin books-plugin")
