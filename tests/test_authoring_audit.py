@@ -125,6 +125,33 @@ def test_init_guesses_from_hook_and_marketplace_and_says_so(tmp_path: Path,
     assert load_workspace(bare).config.plugin.routing == ["skills/s/SKILL.md", "AGENTS.md"]
 
 
+def test_init_takes_a_dual_host_repos_skills_from_its_marketplace_not_its_codex_manifest(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A repo that is a Claude Code marketplace (plugins without a `skills` key: each source's own
+    plugin.json `skills`, else its `skills/*/`) and a Codex plugin (`.codex-plugin/plugin.json` naming a
+    folder of symlinks to some of them), as alirezarezvani/claude-skills is: init reads the marketplace's
+    Skills by their own paths, a Skill's sub-Skills (`sdk/ios/SKILL.md`) as routing files too, and
+    leaves out the repo's own `.claude/skills/` and Skills no plugin holds."""
+    root = write(tmp_path / "m", {
+        ".claude-plugin/marketplace.json": json.dumps({"name": "m", "plugins": [
+            {"name": "eng", "source": "./eng"}, {"name": "ops", "source": "./ops"}]}),
+        ".codex-plugin/plugin.json": json.dumps({"name": "m", "skills": "./.codex/skills"}),
+        "eng/.claude-plugin/plugin.json": json.dumps({"name": "eng", "skills": "./tools"}),
+        "eng/tools/review/SKILL.md": SKILL.format(name="review", body=""),
+        "ops/skills/deploy/SKILL.md": SKILL.format(name="deploy", body=""),
+        "ops/skills/deploy/ios/SKILL.md": SKILL.format(name="deploy-ios", body=""),
+        ".claude/skills/release-repo/SKILL.md": SKILL.format(name="release-repo", body=""),
+        "drafts/skills/idea/SKILL.md": SKILL.format(name="idea", body="")})
+    (root / ".codex/skills").mkdir(parents=True)
+    (root / ".codex/skills/review").symlink_to("../../eng/tools/review")
+    assert main(["init", str(root)]) == 0
+    err = capsys.readouterr().err
+    assert load_workspace(root).config.plugin.routing == [
+        "eng/tools/review/SKILL.md", "ops/skills/deploy/SKILL.md", "ops/skills/deploy/ios/SKILL.md"]
+    assert "the 2 named in .claude-plugin/marketplace.json" in err
+    assert "routing: 1 SKILL.md file(s) inside those Skills' folders too" in err
+
+
 def marketplace(root: Path, plugins: dict[str, int], *, desc: int = 60) -> Path:
     """A marketplace of PLUGINS (name -> Skill count), each Skill's description DESC characters long."""
     entries = [{"name": n, "source": f"./plugins/{n}"} for n in plugins]

@@ -17,6 +17,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from workbench.core.hostinfo import HOSTS, NAMES
 from workbench.core.markdown import path_words, read_text_lossy
@@ -49,31 +50,51 @@ def front_matter_source(text: str) -> str:
     return "\n".join(lines[:end + 1]) + "\n" if end is not None else ""
 
 
-def manifest_skills(folder: Path) -> tuple[list[Path], str | None]:
-    """Skill folders a manifest names (`marketplace.json` plugins' `skills`, `plugin.json` `skills`)."""
+def manifest_skills(folder: Path, *, defaults: bool = True) -> tuple[list[Path], str | None]:
+    """Skill folders a manifest names: `marketplace.json` plugins' `skills` (with DEFAULTS, a plugin
+    entry without the key gives its source's own `plugin.json` `skills`, else the source's default
+    `skills/*/`), else `plugin.json` `skills`. The marketplace comes first: a repo that is also a Codex
+    plugin installs its Claude Code plugins from the marketplace."""
     for rel in (".claude-plugin/marketplace.json", ".claude-plugin/plugin.json", ".codex-plugin/plugin.json"):
-        try:
-            data = json.loads((folder / rel).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        data = _json_object(folder / rel)
+        if data is None:
             continue
-        entries = [p for p in data.get("plugins", []) if isinstance(p, dict)] if isinstance(data, dict) else []
-        named: list[object] = []
-        for entry in [data, *entries] if isinstance(data, dict) else []:
-            value = entry.get("skills")
-            named += value if isinstance(value, list) else [value] if isinstance(value, str) else []
+        entries = [p for p in data.get("plugins", []) if isinstance(p, dict)]
+        named: list[tuple[Path, object]] = [(folder, item) for item in _skills_key(data)]
+        for entry in entries:
+            source = entry.get("source")
+            root = (folder / source) if isinstance(source, str) and source.startswith("./") else None
+            if "skills" in entry:
+                named += [(folder, item) for item in _skills_key(entry)]
+            elif defaults and root is not None and root.is_dir():
+                own = _json_object(root / ".claude-plugin/plugin.json") or {}
+                named += [(root, item) for item in _skills_key(own)] if "skills" in own else [(root, "skills")]
         dirs: list[Path] = []
-        for item in named:
-            base = (folder / str(item)).resolve()
+        for base_dir, item in named:
+            base = (base_dir / str(item)).resolve()
             dirs += [base] if (base / "SKILL.md").is_file() else sorted(p.parent for p in base.glob("*/SKILL.md"))
         if dirs:
             return list(dict.fromkeys(dirs)), rel
     return [], None
 
 
+def _json_object(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _skills_key(entry: dict[str, Any]) -> list[object]:
+    value = entry.get("skills")
+    return value if isinstance(value, list) else [value] if isinstance(value, str) else []
+
+
 def skill_files(plugin: Path, routing: list[Path]) -> list[Path]:
-    """Every Skill a host lists: those a manifest names (else the plugin's `skills/*/SKILL.md`) and
-    the routing files named SKILL.md."""
-    listed, _ = manifest_skills(plugin)
+    """Every Skill a host lists: those a manifest names by its `skills` keys (else the plugin's
+    `skills/*/SKILL.md`) and the routing files named SKILL.md."""
+    listed, _ = manifest_skills(plugin, defaults=False)
     skills = [d / "SKILL.md" for d in listed] if listed else sorted(plugin.glob("skills/*/SKILL.md"))
     found = {p.resolve(): None for p in skills}
     found.update({p.resolve(): None for p in routing if p.name == "SKILL.md"})

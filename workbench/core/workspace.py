@@ -279,7 +279,10 @@ def guess_layout(folder: Path) -> Layout:
             sorted(p.parent for p in folder.glob("**/SKILL.md") if ".git" not in p.parts)
         if skills:
             guesses.append(f"Skills: {len(skills)} folder(s) holding a SKILL.md (no manifest lists them)")
-    routing = _glob_for(folder, [s / "SKILL.md" for s in skills])
+    nested = [p for s in skills for p in sorted(s.glob("*/**/SKILL.md")) if ".git" not in p.parts]
+    routing = _glob_for(folder, [s / "SKILL.md" for s in skills] + nested)
+    if nested:  # a Skill's sub-Skills (`skills/sdk/ios/SKILL.md`): no host lists them, but their rows route
+        guesses.append(f"routing: {len(nested)} SKILL.md file(s) inside those Skills' folders too")
     if not has_manifest(folder):
         for name in dict.fromkeys(n for h in HOSTS.values() for n in h.instructions):
             path = folder / name
