@@ -180,3 +180,29 @@ def test_listing_and_budget_are_per_plugin_not_per_marketplace(tmp_path: Path) -
     assert budget and all("plugin big" in f.message for f in budget), [f.message for f in budget]
     assert all(f.file and f.file.parent.name != "s0" for f in budget), "filed on the Skill that crosses the cap"
     assert {b.plugin for b in report.budgets} >= {"small", "big"}
+
+
+def test_a_bang_glob_takes_readmes_out_of_the_procedures_and_init_writes_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A README in a Skill's folder (openai/skills `evaluations/README.md`, vercel's Skill READMEs) is for
+    people reading the repo: init writes `"!**/README.md"` after the procedure globs, so it is no
+    UNINDEXED procedure; an orphaned guide still is. A `!` glob that takes out nothing is EMPTY-GLOB."""
+    root = write(tmp_path / "p", {
+        ".claude-plugin/plugin.json": json.dumps({"name": "p"}),
+        "skills/s/SKILL.md": SKILL.format(name="s", body="Before a release, read [steps](steps.md).\n"),
+        "skills/s/steps.md": "# steps\n", "skills/s/orphan.md": "# orphan\n",
+        "skills/s/evaluations/README.md": "# How to run the evals\n"})
+    assert main(["init", str(root)]) == 0
+    assert 'READMEs left out ("!**/README.md")' in capsys.readouterr().err
+    ws = load_workspace(root)
+    assert ws.config.plugin.procedures == ["skills/s/**/*.md", "!**/README.md"]
+    assert sorted(p.name for p in ws.procedure_files()) == ["orphan.md", "steps.md"]
+    monkeypatch.chdir(root)
+    assert main(["audit", "--json"]) == 0
+    found = [(f["rule"], Path(f["file"]).name) for f in json.loads(capsys.readouterr().out)["findings"]
+             if f["rule"] in ("UNINDEXED", "EMPTY-GLOB")]
+    assert found == [("UNINDEXED", "orphan.md")]
+    (root / "skills/s/evaluations/README.md").unlink()
+    assert main(["audit", "--json"]) == 0
+    assert [f["message"] for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == "EMPTY-GLOB"] == [
+        "plugin.procedures glob '!**/README.md' matches no file"]

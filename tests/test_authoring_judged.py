@@ -306,13 +306,14 @@ def test_a_folder_the_file_names_in_another_section_resolves_bare_names(tmp_path
 def test_a_bare_name_under_a_named_folder_is_reached_but_a_project_file_name_is_not(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """"### references/" over "- **api.md** - …" (bold, no code span, no row): the agent knows the file;
-    "not `README.md`" names the user's kind of file, even with a README.md in that folder."""
+    "not `AGENTS.md`" names the user's kind of file, even with an AGENTS.md in that folder (a README
+    would be no procedure at all: init leaves READMEs out)."""
     skill = _skill(tmp_path, "## Resources\n\n### references/\n\n- **api.md** - every endpoint\n\n"
-                             "Name the entry file `SKILL.md`, not `README.md`.\n")
+                             "Name the entry file `SKILL.md`, not `AGENTS.md`.\n")
     (skill.parent / "references").mkdir()
-    for name in ("api.md", "README.md"):
+    for name in ("api.md", "AGENTS.md"):
         (skill.parent / f"references/{name}").write_text(f"# {name}\n")
-    assert sorted(Path(f).name for f in _audit_files(tmp_path, monkeypatch, capsys, "UNINDEXED")) == ["README.md"]
+    assert sorted(Path(f).name for f in _audit_files(tmp_path, monkeypatch, capsys, "UNINDEXED")) == ["AGENTS.md"]
 
 
 def test_a_folder_named_only_inside_a_code_block_steers_nothing(tmp_path: Path) -> None:

@@ -122,11 +122,12 @@ def _no_such_skill(target: str, top: Path | None) -> str:
 
 
 def empty_globs(ws: Workspace) -> list[Finding]:
-    """A warning per routing or procedure glob that matches no file (a mistyped glob hides every row)."""
+    """A warning per routing or procedure glob that matches no file (a mistyped glob hides every row);
+    a `!` glob that takes out nothing is one too."""
     out: list[Finding] = []
     for key, patterns in (("routing", ws.config.plugin.routing), ("procedures", ws.config.plugin.procedures)):
         for pattern in patterns:
-            if not any(p.is_file() for p in ws.plugin_dir.glob(pattern)):
+            if not any(p.is_file() for p in ws.plugin_dir.glob(pattern.removeprefix("!"))):
                 out.append(Finding("EMPTY-GLOB", "warning", f"plugin.{key} glob {pattern!r} matches no file",
                                    ws.file, None))
     return out

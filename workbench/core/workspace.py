@@ -34,7 +34,8 @@ class PluginConfig(BaseModel):
     routing: list[str] = Field(default_factory=lambda: ["skills/*/SKILL.md"],
                                description="Globs (relative to the plugin folder) of files holding routing rows.")
     procedures: list[str] = Field(default_factory=lambda: ["skills/*/workflows/*.md"],
-                                  description="Globs of procedure files; audit reports those no row links.")
+                                  description="Globs of procedure files; audit reports those no row links. "
+                                              "A glob led by ! takes out the files it matches (\"!**/README.md\").")
     always_loaded: list[str] = Field(default_factory=list,
                                      description="Globs of extra text every host loads at session start "
                                                  "(budget audit), beside what the audit finds itself.")
@@ -132,8 +133,14 @@ class Workspace(BaseModel):
         return self.path(self.config.base_fixture)
 
     def _glob(self, patterns: list[str]) -> list[Path]:
+        """The files PATTERNS match, in pattern order; a `!pattern` takes out what it matches (as in
+        `.gitignore`: `"!**/README.md"`)."""
         found: dict[Path, None] = {}
         for pattern in patterns:
+            if pattern.startswith("!"):
+                for p in self.plugin_dir.glob(pattern[1:]):
+                    found.pop(p.resolve(), None)
+                continue
             for p in sorted(self.plugin_dir.glob(pattern)):
                 if p.is_file():
                     found[p.resolve()] = None
@@ -297,6 +304,9 @@ def guess_layout(folder: Path) -> Layout:
                                          (s.relative_to(folder) / "SKILL.md" for s in skills)})
     procedures = procedures or ["skills/*/workflows/*.md"]
     guesses.append(f"procedures: every markdown file under the Skills ({', '.join(procedures)})")
+    if any(p.name.lower() == "readme.md" for s in skills for p in s.rglob("*") if p.is_file()):
+        procedures.append("!**/README.md")
+        guesses.append("procedures: READMEs left out (\"!**/README.md\"): they are for people reading the repo")
     entry, why = _entry_skill(folder, skills)
     guesses.append(f"entry Skill: {entry} ({why})" if entry else "entry Skill: none found; set plugin.entry_skill")
     return Layout(routing, procedures, entry, guesses)
