@@ -206,3 +206,24 @@ def test_a_bang_glob_takes_readmes_out_of_the_procedures_and_init_writes_it(
     assert main(["audit", "--json"]) == 0
     assert [f["message"] for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == "EMPTY-GLOB"] == [
         "plugin.procedures glob '!**/README.md' matches no file"]
+
+
+def test_init_reads_a_marketplace_entrys_skills_from_its_own_source_and_skips_odd_paths(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`{"source": "./plugins/a", "skills": ["./skills/x"]}` is `plugins/a/skills/x` (Claude Code reads
+    it from the source), `{"source": "./skills/b", "skills": ["./"]}` is that folder, a `git-subdir`
+    source adds nothing, and a path with a NUL byte is skipped, not a crash."""
+    root = write(tmp_path / "m", {
+        ".claude-plugin/marketplace.json": json.dumps({"name": "m", "plugins": [
+            {"name": "a", "source": "./plugins/a", "skills": ["./skills/x", "./skills/\u0000y"]},
+            {"name": "b", "source": "./skills/b", "skills": ["./"]},
+            {"name": "c", "source": "./plugins/c"},
+            {"name": "far", "source": {"source": "git-subdir", "url": "https://example.invalid/r.git",
+                                       "path": "plugins/a"}}]}),
+        "plugins/a/skills/x/SKILL.md": SKILL.format(name="x", body=""),
+        "skills/b/SKILL.md": SKILL.format(name="b", body=""),
+        "plugins/c/skills/z/SKILL.md": SKILL.format(name="z", body="")})
+    assert main(["init", str(root)]) == 0
+    assert "the 3 named in .claude-plugin/marketplace.json" in capsys.readouterr().err
+    assert load_workspace(root).config.plugin.routing == [
+        "plugins/a/skills/x/SKILL.md", "plugins/c/skills/z/SKILL.md", "skills/b/SKILL.md"]

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from workbench.cli import main
+from workbench.core.markdown import folders_in_words, words_before
 from workbench.core.routing import parse_text
 
 HEAD = "---\nname: tool\ndescription: Use the tool.\n---\n\n"
@@ -46,8 +47,7 @@ def _audit(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFi
 def test_a_missing_sibling_skill_is_not_hinted_at_the_linking_skill(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     _skill(tmp_path, "Before filling a spreadsheet, read [sheets](../sheets/SKILL.md).\n")
-    assert _audit(tmp_path, monkeypatch, capsys) == [
-        "../sheets/SKILL.md does not exist (no Skill sheets in the workspace: one the host or another plugin provides?)"]
+    assert _audit(tmp_path, monkeypatch, capsys) == ["../sheets/SKILL.md does not exist"]
 
 
 def test_a_nested_skill_file_of_the_same_name_is_still_hinted(
@@ -452,3 +452,80 @@ def test_a_missing_skill_no_folder_of_the_workspace_holds_is_hinted_as_the_hosts
     assert sorted(_audit(tmp_path, monkeypatch, capsys)) == [
         "../quotes/guide/SKILL.md does not exist",
         "xlsx/SKILL.md does not exist (no Skill xlsx in the workspace: one the host or another plugin provides?)"]
+
+
+def test_a_folder_word_alone_names_no_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """"For example, a user may ask …" and "Validate the input data" beside `examples/deploy.md` and
+    `data/schema.md`: a word alone is no folder's name (only a heading or "example files" is); the
+    links stay DANGLING with the hint, and `plan.md` "in the project root" reaches nothing."""
+    skill = _skill(tmp_path, "## Use\n\nFor example, a user may ask for a release.\n\n"
+                             "- [Deploy steps](deploy.md) when deploying\n- Validate the input data: "
+                             "read [the schema guide](schema.md) before loading\n\n"
+                             "Save your plan at `plan.md` in the project root.\n")
+    for rel in ("examples/deploy.md", "examples/plan.md", "data/schema.md"):
+        (skill.parent / rel).parent.mkdir(exist_ok=True)
+        (skill.parent / rel).write_text(f"# {rel}\n")
+    found = sorted((f["rule"], f["message"]) for f in _findings(tmp_path, monkeypatch, capsys)
+                   if f["rule"] in ("DANGLING", "UNINDEXED"))
+    plain = "is reached from nothing a host loads (no row, Skill, command, agent or procedure names it)"
+    assert found == [("DANGLING", "deploy.md does not exist (the Skill has it at examples/deploy.md)"),
+                     ("DANGLING", "schema.md does not exist (the Skill has it at data/schema.md)"),
+                     ("UNINDEXED", f"deploy.md {plain}"), ("UNINDEXED", f"plan.md {plain}"),
+                     ("UNINDEXED", f"schema.md {plain}")]
+
+
+def test_a_suggested_files_column_routes(tmp_path: Path) -> None:
+    """"| Situation | Suggested Files |" lists what to read, not where to put one's own files: a missing
+    file there is DANGLING, as anywhere."""
+    skill = _skill(tmp_path, "| Situation | Suggested Files |\n|---|---|\n| Debugging a crash | `references/debug.md` |\n")
+    assert _linked(skill) == [("Debugging a crash", (skill.parent / "references/debug.md").resolve())]
+
+
+def test_a_markdown_link_to_a_missing_bare_skill_md_stays_dangling(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`- Read [the tool Skill](SKILL.md) before running any tool` in a root AGENTS.md: a link the author
+    wrote, broken; only a bare `SKILL.md` in prose or a code span is the kind of file."""
+    _skill(tmp_path, "Before anything, read the [guide](guide.md).\n")
+    (tmp_path / "plug/skills/tool/guide.md").write_text("# guide\n")
+    (tmp_path / "plug/AGENTS.md").write_text("# Tools\n\n- Read [the tool Skill](SKILL.md) before running any tool\n")
+    assert [f["message"] for f in _findings(tmp_path, monkeypatch, capsys, routing="AGENTS.md")
+            if f["rule"] == "DANGLING"] == ["SKILL.md does not exist"]
+
+
+def test_the_stem_hint_needs_a_word_for_a_file_after_the_stem(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """"Schedule a follow-up call. Use real-time checks. Pattern 2: Chain-of-Thought with checks" beside
+    `references/follow-up.md`, `real-time.md`, `chain-of-thought.md`: concepts, no file meant, so the
+    plain finding; "the release-notes template" names `release-notes.md`."""
+    skill = _skill(tmp_path, "## Calls\n\nSchedule a follow-up call. Use real-time checks.\n\n"
+                             "### Pattern 2: Chain-of-Thought with checks\n\nFill in the release-notes template.\n")
+    (skill.parent / "references").mkdir()
+    for name in ("follow-up", "real-time", "chain-of-thought", "release-notes"):
+        (skill.parent / f"references/{name}.md").write_text(f"# {name}\n")
+    found = sorted(f["message"] for f in _findings(tmp_path, monkeypatch, capsys) if f["rule"] == "UNINDEXED")
+    plain = "is reached from nothing a host loads (no row, Skill, command, agent or procedure names it)"
+    assert found == [f"chain-of-thought.md {plain}", f"follow-up.md {plain}", f"real-time.md {plain}",
+                     'release-notes.md is named only as "release-notes" in SKILL.md, with no path: the agent has '
+                     "to search for it (write its path)"]
+
+
+def test_the_host_skill_hint_is_only_for_a_bare_name_and_sees_symlinked_skills(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`../old-name/SKILL.md` is a stale link (no hint); `pdfkit/SKILL.md` with a symlinked
+    `skills/pdfkit` Skill elsewhere gets no "no Skill pdfkit" hint."""
+    _skill(tmp_path, "- Before ranking, read `../old-name/SKILL.md`\n- Before printing, read `pdfkit/SKILL.md`\n")
+    (tmp_path / "plug/vendor/pdf-impl").mkdir(parents=True)
+    (tmp_path / "plug/vendor/pdf-impl/SKILL.md").write_text(HEAD)
+    (tmp_path / "plug/extras").mkdir()
+    (tmp_path / "plug/extras/pdfkit").symlink_to("../vendor/pdf-impl")
+    assert sorted(_audit(tmp_path, monkeypatch, capsys)) == ["../old-name/SKILL.md does not exist",
+                                                            "pdfkit/SKILL.md does not exist"]
+
+
+def test_a_long_snake_case_word_reads_in_one_pass() -> None:
+    """K-Dense's Skills hold long snake_case identifiers: the word reader matches each word one way (a
+    backtracking pattern took minutes on one such file), and still finds the folder word after it."""
+    text = HEAD + "Call " + "a_" * 4000 + "b now, then see the reference files.\n\n## Data Files\n"
+    assert set(words_before(text, "files?", headings=True)) == {"reference", "data", "files"}
+    assert folders_in_words(text, ["references", "data", "scripts"]) == {"references/", "data/"}

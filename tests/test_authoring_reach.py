@@ -35,8 +35,7 @@ def test_unindexed_finds_the_orphans_of_a_marketplace(tmp_path: Path) -> None:
         ("UNINDEXED", "plugins/slides/skills/deck/notes.md"),
         # `layouts/` reaches the files directly in it, not a folder below
         ("UNINDEXED", "plugins/slides/skills/deck/layouts/old/legacy.md"),
-        # named only as "the project's `README.md`": the user's file, not the Skill's
-        ("UNINDEXED", "plugins/sheets/skills/deck/README.md"),
+        # (its README.md, named only as "the project's `README.md`", is no procedure: init leaves READMEs out)
         # `../grid/` in another Skill is a cross-reference, not a pointer at grid's files
         ("UNINDEXED", "plugins/sheets/skills/grid/formulas.md"),
     }, "the command's, the agent's, the @-import's, the dotted name's and the stray fence's files are reached"

@@ -13,6 +13,9 @@ NOT-OFFERED: per plugin and per modelled host (`core.listing`), a row the host w
 
 from __future__ import annotations
 
+import functools
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,6 +82,7 @@ def dangling(rows: list[Row], plugin: Path | None = None) -> list[Finding]:
     sibling plugin reaches nothing once installed)."""
     roots = plugin_roots(plugin) if plugin is not None else []
     out: list[Finding] = []
+    skill_names = functools.cache(lambda: skill_folder_names(plugin) if plugin is not None else set())
     for row in rows:
         own = own_root(row.file, roots) if roots and row.file is not None else None
         for target, path in dict.fromkeys((lk.target, lk.path) for lk in row.links):
@@ -91,7 +95,7 @@ def dangling(rows: list[Row], plugin: Path | None = None) -> list[Finding]:
             twin = next((p.name for p in path.parent.iterdir() if p.name.lower() == path.name.lower()),
                         None) if path.parent.is_dir() else None
             note = f" ({twin} differs only in case)" if twin else _found_in_skill(path.name, row.file) or \
-                _no_such_skill(target, plugin)
+                _no_such_skill(target, skill_names)
             out.append(Finding("DANGLING", "error", f"{target} does not exist{note}", row.file, row.line, row.id))
     return out
 
@@ -109,16 +113,25 @@ def _found_in_skill(name: str, file: Path | None) -> str:
     return f" (the Skill has it at {', '.join(found[:3])}{', …' if len(found) > 3 else ''})"
 
 
-def _no_such_skill(target: str, top: Path | None) -> str:
-    """" (no Skill xlsx in the workspace: one the host or another plugin provides?)" when TARGET is
-    `…/NAME/SKILL.md` and no Skill folder of that name is anywhere under TOP ("Read `xlsx/SKILL.md`
-    before generating": a document Skill some hosts ship, not this plugin)."""
+def _no_such_skill(target: str, skill_names: Callable[[], set[str]]) -> str:
+    """" (no Skill xlsx in the workspace: one the host or another plugin provides?)" when TARGET is a bare
+    `NAME/SKILL.md` and no Skill folder of that name is in the workspace (SKILL_NAMES, asked only then:
+    "Read `xlsx/SKILL.md` before generating", a document Skill some hosts ship, not this plugin). A
+    longer path (`../old-name/SKILL.md`) is a stale link, not a Skill from elsewhere."""
     parts = target.split("#")[0].split("/")
-    if top is None or len(parts) < 2 or parts[-1] != "SKILL.md" or parts[-2] in ("", ".", ".."):
+    if len(parts) != 2 or parts[1] != "SKILL.md" or parts[0] in ("", ".", "..") or parts[0] in skill_names():
         return ""
-    if any(p.parent.name == parts[-2] for p in top.rglob("SKILL.md")):
-        return ""
-    return f" (no Skill {parts[-2]} in the workspace: one the host or another plugin provides?)"
+    return f" (no Skill {parts[0]} in the workspace: one the host or another plugin provides?)"
+
+
+def skill_folder_names(top: Path) -> set[str]:
+    """The names of the folders under TOP that hold a SKILL.md, symlinked folders included (`.git` and
+    `node_modules` not walked)."""
+    found: set[str] = set()
+    for folder, subfolders, _ in os.walk(top):
+        subfolders[:] = [d for d in subfolders if d not in (".git", "node_modules")]
+        found |= {d for d in subfolders if os.path.isfile(os.path.join(folder, d, "SKILL.md"))}
+    return found
 
 
 def empty_globs(ws: Workspace) -> list[Finding]:

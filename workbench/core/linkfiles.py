@@ -17,8 +17,10 @@ DANGLING when broken.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from typing import Any
 
 PROJECT_FILES = frozenset({"readme.md", "claude.md", "claude.local.md", "agents.md", "gemini.md", "changelog.md",
                            "contributing.md", "license.md", "security.md", "code_of_conduct.md"})
@@ -36,6 +38,15 @@ def exists_exactly(path: Path) -> bool:
         return False
     parent = path.parent
     return path.name in {p.name for p in parent.iterdir()} if parent.is_dir() else False
+
+
+def json_object(path: Path) -> dict[str, Any]:
+    """The JSON object in the file at PATH; {} when it is missing, unreadable, not JSON or not an object."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def skill_folders(file: Path) -> list[str]:
@@ -76,8 +87,6 @@ def unshipped(target: str) -> str:
     folders = parts[1:] if parts[0] == "." else parts
     if is_project_file(target):
         return f"the user's project file `{target}` (as `CLAUDE.md`, `AGENTS.md`), not a procedure the plugin ships"
-    if folders == ["SKILL.md"]:
-        return "`SKILL.md` named bare: the kind of file every Skill has, not one procedure"
     if ".." not in folders and (folders[0] in _SCRATCH or any(p in _PROJECT_FOLDERS for p in folders[:-1])):
         return f"a file of the user's project (`{target}`), not a procedure the plugin ships"
     return ""

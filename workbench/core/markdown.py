@@ -305,27 +305,36 @@ def code_names(text: str) -> set[str]:
 _ONE_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*$")
 
 
-def prose_words(text: str) -> dict[str, str]:
-    """The words of TEXT outside code blocks and file names (`x.md`), lower-cased -> as first written;
-    hyphens and underscores stay inside a word (text, code spans and link labels: "an Evolution-log
-    entry" gives `evolution-log`)."""
+def words_before(text: str, nouns: str, *, headings: bool = False) -> dict[str, str]:
+    """The words of TEXT that stand right before one of NOUNS (a regex alternation: "files?|guides?"),
+    outside code blocks and file names (`x.md`), lower-cased -> as first written; hyphens and
+    underscores stay inside a word ("an Evolution-log entry" gives `evolution-log`). With HEADINGS,
+    every word of a heading too ("## Resources")."""
+    before = re.compile(rf"(?<![\w-])({_WORD.pattern})\s+(?:{nouns})\b", re.IGNORECASE)
     body, offset = split_body(text)
     out: dict[str, str] = {}
     for block in blocks(body, offset=offset, every=True):
         for cell in block.cells:
-            for p in cell:
-                for word in _WORD.findall(_PATH_WORD.sub(" ", p.text)):
-                    out.setdefault(word.lower(), word)
+            words = _PATH_WORD.sub(" ", " ".join(p.text for p in cell))
+            found = _WORD.findall(words) if headings and block.kind == "heading" else \
+                [m.group(1) for m in before.finditer(words)]
+            for word in found:
+                out.setdefault(word.lower(), word)
     return out
 
 
-_WORD = re.compile(r"\w+(?:[-_]\w+)*")
+_WORD = re.compile(r"[^\W_]+(?:[-_][^\W_]+)*")
+"""A word: letters and digits, hyphens and underscores inside it (one way to match: no backtracking)."""
+_FOLDER_NOUNS = r"files?|guides?|director(?:y|ies)|folders?|docs|documentation"
+"""What a folder's word names in a Skill's text: "reference files", "the Resources directory"."""
 
 
 def folders_in_words(text: str, folders: Iterable[str]) -> set[str]:
-    """The FOLDERS (plain names: `references`, `assets`) TEXT names as a word outside code blocks, singular
-    or plural ("## Reference Files", "the appropriate reference file"), each as `name/`."""
-    words = prose_words(text)
+    """The FOLDERS (plain names: `references`, `assets`) TEXT names in words, singular or plural: in a
+    heading ("## Reference Files", "## Resources") or right before a word for files ("the appropriate
+    reference file", "**Reference Guides**"), outside code blocks; each as `name/`. A word alone
+    ("for example", "the input data") names no folder."""
+    words = words_before(text, _FOLDER_NOUNS, headings=True)
     return {f"{name}/" for name in folders
             if {name.lower(), name.lower().removesuffix("s"), f"{name.lower()}s"} & words.keys()}
 

@@ -26,12 +26,11 @@ A file of the Skill named only by its stem of two or more words ("an Evolution-l
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from workbench.core.errors import InputError
-from workbench.core.linkfiles import TEMPLATE, exists_exactly, is_project_file, skill_folders
+from workbench.core.linkfiles import TEMPLATE, exists_exactly, is_project_file, json_object, skill_folders
 from workbench.core.markdown import (
     Mention,
     code_names,
@@ -39,18 +38,10 @@ from workbench.core.markdown import (
     mentions,
     named_folders,
     path_words,
-    prose_words,
     read_text_lossy,
+    words_before,
 )
 from workbench.core.routing import MANIFESTS, host_path
-
-
-def _json(path: Path) -> dict[str, object]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def plugin_roots(top: Path) -> list[Path]:
@@ -61,7 +52,7 @@ def plugin_roots(top: Path) -> list[Path]:
     for rel in MANIFESTS:
         found |= {p.parents[1].resolve() for p in top.rglob(Path(rel).name)
                   if p.parent.name == Path(rel).parent.name and ".git" not in p.parts}
-    entries = _json(top / ".claude-plugin/marketplace.json").get("plugins")
+    entries = json_object(top / ".claude-plugin/marketplace.json").get("plugins")
     for entry in entries if isinstance(entries, list) else []:
         source = entry.get("source") if isinstance(entry, dict) else None
         if isinstance(source, str) and source.startswith("./") and (top / source).is_dir():
@@ -88,7 +79,7 @@ def _named(root: Path, value: object) -> list[Path]:
 def host_loaded(root: Path) -> list[Path]:
     """The markdown files a host loads or offers from one plugin ROOT: each Skill's SKILL.md and
     Claude Code's commands and subagents (default folders and the manifest's keys)."""
-    manifest = next((_json(root / rel) for rel in MANIFESTS if (root / rel).is_file()), {})
+    manifest = next((json_object(root / rel) for rel in MANIFESTS if (root / rel).is_file()), {})
     out: dict[Path, None] = {}
     for key in ("skills", "commands", "agents"):
         for place in [root / key, *_named(root, manifest.get(key))]:
@@ -162,10 +153,11 @@ def by_id(text: str, file: Path, root: Path) -> list[Path]:
 
 def named_by_stem(text: str, file: Path, root: Path, listed: dict[Path, list[Path]]) -> dict[Path, str]:
     """The files of FILE's Skill (below its folder, SKILL.md aside) whose name of two or more words TEXT
-    writes without `.md` and without a path, outside code blocks ("an Evolution-log entry" for
-    `references/evolution-log.md`), each with the word as written. Not a reach: the agent has to search
-    for the file, and a concept of the same name ("chain-of-thought") is no mention at all; audit says
-    so in the UNINDEXED finding. LISTED keeps each Skill's files, listed once per reach."""
+    writes without `.md`, right before a word for a file or an entry ("an Evolution-log entry" for
+    `references/evolution-log.md`), outside code blocks (text, code spans and link labels), each with the
+    word as written. Not a reach: the agent has to search for the file; audit's UNINDEXED finding says
+    how the Skill names it. A concept of the same name ("Chain-of-Thought with …", "a follow-up call")
+    is no mention. LISTED keeps each Skill's files, listed once per reach."""
     skill = _skill_dir(file, root)
     if skill is None:
         return {}
@@ -174,10 +166,12 @@ def named_by_stem(text: str, file: Path, root: Path, listed: dict[Path, list[Pat
     stems = {p.stem.lower(): p for p in listed[skill] if _MULTI_WORD.search(p.stem)}
     if not stems:
         return {}
-    words = prose_words(text)
+    words = words_before(text, _ENTRY_NOUNS)
     return {path.resolve(): words[stem] for stem, path in stems.items() if stem in words}
 
 
+_ENTRY_NOUNS = r"entry|entries|files?|guides?|docs?|documents?|templates?|checklists?|logs?|notes|references?"
+"""What a file's name stands before when the text means that file: "an Evolution-log entry"."""
 _MULTI_WORD = re.compile(r"\w[-_]\w")
 
 

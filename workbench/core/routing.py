@@ -443,7 +443,7 @@ def _not_a_table_route(block: Block) -> str:
 
 
 def _shown(block: Block) -> dict[str, str]:
-    """The files a table row BLOCK names in a column headed Example or Suggested …, each with that
+    """The files a table row BLOCK names in a column headed Example or Suggested Path, each with that
     heading: a missing one is an illustration, wherever the text names it ("Allowed: -
     `../sibling/SKILL.md`" below the table too)."""
     if block.kind != "table":
@@ -454,9 +454,10 @@ def _shown(block: Block) -> dict[str, str]:
 
 
 _EXAMPLE_HEAD = re.compile(
-    r"^\W*(?:examples?|samples?|e\.g\.?|illustrations?|suggested (?:paths?|files?|locations?|names?))\W*$", re.IGNORECASE)
+    r"^\W*(?:examples?|samples?|e\.g\.?|illustrations?|suggested (?:paths?|locations?|names?))\W*$", re.IGNORECASE)
 """A table column whose cells illustrate (`| Relative parent | `../sibling/SKILL.md` | Yes |`) or
-suggest where the user might put a file of their own (`| Suggested Path | `rules/testing.md` |`)."""
+suggest where the user might put a file of their own (`| Suggested Path | `rules/testing.md` |`); not
+"Suggested Files", which routes ("| Debugging a crash | `references/debug.md` |")."""
 
 
 def _table_row(block: Block, file: Path, skill: str, fallback: Path | None) -> Row | None:
@@ -630,6 +631,8 @@ def _why_unshipped(link: Link, row: Row, made: tuple[set[str], dict[str, str]], 
         return f"a file named in a column headed {shown[link.target]}: an illustration, not a procedure"
     if _MAPPED.match(link.after):
         return "a file mapped to a name (\"`0042-x.md` → `ID-0042`\"), not when to read it"
+    if link.target.removeprefix("./") == "SKILL.md" and link.label == link.target:
+        return "`SKILL.md` named bare (no markdown link): the kind of file every Skill has, not one procedure"
     if host_path(link.target, Path(".")) is not None:
         return ""
     if _WORKDIR.search(context):

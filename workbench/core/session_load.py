@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.core.hostinfo import HOSTS, NAMES
+from workbench.core.linkfiles import json_object
 from workbench.core.markdown import path_words, read_text_lossy
 
 MANIFESTS = (".claude-plugin/plugin.json", ".claude-plugin/marketplace.json", ".codex-plugin/plugin.json",
@@ -51,39 +52,34 @@ def front_matter_source(text: str) -> str:
 
 
 def manifest_skills(folder: Path, *, defaults: bool = True) -> tuple[list[Path], str | None]:
-    """Skill folders a manifest names: `marketplace.json` plugins' `skills` (with DEFAULTS, a plugin
-    entry without the key gives its source's own `plugin.json` `skills`, else the source's default
-    `skills/*/`), else `plugin.json` `skills`. The marketplace comes first: a repo that is also a Codex
-    plugin installs its Claude Code plugins from the marketplace."""
+    """Skill folders a manifest names: `marketplace.json` plugins' `skills`, from each plugin's local
+    source (a plugin kept elsewhere, a `git-subdir` or URL source, adds none; with DEFAULTS, an entry
+    without the key gives its source's own `plugin.json` `skills`, else the source's `skills/*/`), else
+    `plugin.json` `skills`. The marketplace comes first: a repo that is also a Codex plugin installs its
+    Claude Code plugins from the marketplace. A path that cannot be a folder is skipped."""
     for rel in (".claude-plugin/marketplace.json", ".claude-plugin/plugin.json", ".codex-plugin/plugin.json"):
-        data = _json_object(folder / rel)
-        if data is None:
-            continue
-        entries = [p for p in data.get("plugins", []) if isinstance(p, dict)]
+        data = json_object(folder / rel)
         named: list[tuple[Path, object]] = [(folder, item) for item in _skills_key(data)]
-        for entry in entries:
-            source = entry.get("source")
-            root = (folder / source) if isinstance(source, str) and source.startswith("./") else None
+        for entry in (p for p in data.get("plugins", []) if isinstance(p, dict)):
+            source = entry.get("source", "./")
+            if not isinstance(source, str) or not source.startswith("./"):
+                continue
+            root = folder / source
             if "skills" in entry:
-                named += [(folder, item) for item in _skills_key(entry)]
-            elif defaults and root is not None and root.is_dir():
-                own = _json_object(root / ".claude-plugin/plugin.json") or {}
+                named += [(root, item) for item in _skills_key(entry)]
+            elif defaults and root.is_dir():
+                own = json_object(root / ".claude-plugin/plugin.json")
                 named += [(root, item) for item in _skills_key(own)] if "skills" in own else [(root, "skills")]
         dirs: list[Path] = []
         for base_dir, item in named:
-            base = (base_dir / str(item)).resolve()
-            dirs += [base] if (base / "SKILL.md").is_file() else sorted(p.parent for p in base.glob("*/SKILL.md"))
+            try:
+                base = (base_dir / str(item)).resolve()
+                dirs += [base] if (base / "SKILL.md").is_file() else sorted(p.parent for p in base.glob("*/SKILL.md"))
+            except (OSError, ValueError):  # a NUL byte, a path too long: no folder
+                continue
         if dirs:
             return list(dict.fromkeys(dirs)), rel
     return [], None
-
-
-def _json_object(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def _skills_key(entry: dict[str, Any]) -> list[object]:
