@@ -22,7 +22,7 @@ from pathlib import Path
 from workbench.core.linkfiles import is_project_file, link_exists
 from workbench.core.lint import Finding
 from workbench.core.listing import LIMITS, Entry, Listing, listed_name, listing, not_offered_reason
-from workbench.core.reach import host_starts, own_root, plugin_roots, reachable
+from workbench.core.reach import host_starts, named_by_stem, own_root, plugin_roots, reachable
 from workbench.core.routing import Row
 from workbench.core.session_load import Loaded, hosts, session_load
 from workbench.core.workspace import Workspace
@@ -159,11 +159,15 @@ def unindexed(rows: list[Row], procedures: list[Path], *, plugin: Path | None = 
                                    plugin)
         linked |= reached | set(loaded)
     out: list[Finding] = []
+    roots = plugin_roots(plugin) if plugin is not None else []
+    words: dict[Path, dict[str, str]] = {}
     for p in procedures:
         if p.resolve() in linked or p.resolve() in sources or p.name == "SKILL.md":
             continue  # a SKILL.md is a Skill the host lists, not a procedure a row must link
-        why = hints.get(p.resolve()) or \
-            "reached from nothing a host loads (no row, Skill, command, agent or procedure names it)"
+        stem = named_by_stem(p.resolve(), own_root(p, roots), words) if roots else None
+        why = hints.get(p.resolve()) or (
+            f"named only as \"{stem}\" in SKILL.md, with no path: the agent has to search for it (write its path)"
+            if stem else "reached from nothing a host loads (no row, Skill, command, agent or procedure names it)")
         out.append(Finding("UNINDEXED", "error", f"{p.name} is {why}", p, None))
     return out
 

@@ -334,6 +334,9 @@ def folders_in_words(text: str, folders: Iterable[str]) -> set[str]:
     heading ("## Reference Files", "## Resources") or right before a word for files ("the appropriate
     reference file", "**Reference Guides**"), outside code blocks; each as `name/`. A word alone
     ("for example", "the input data") names no folder."""
+    folders = list(folders)
+    if not folders:
+        return set()
     words = words_before(text, _FOLDER_NOUNS, headings=True)
     return {f"{name}/" for name in folders
             if {name.lower(), name.lower().removesuffix("s"), f"{name.lower()}s"} & words.keys()}

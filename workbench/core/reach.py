@@ -151,23 +151,22 @@ def by_id(text: str, file: Path, root: Path) -> list[Path]:
     return sorted(path for folder in folders for name in names if exists_exactly(path := folder / f"{name}.md"))
 
 
-def named_by_stem(text: str, file: Path, root: Path, listed: dict[Path, list[Path]]) -> dict[Path, str]:
-    """The files of FILE's Skill (below its folder, SKILL.md aside) whose name of two or more words TEXT
-    writes without `.md`, right before a word for a file or an entry ("an Evolution-log entry" for
-    `references/evolution-log.md`), outside code blocks (text, code spans and link labels), each with the
-    word as written. Not a reach: the agent has to search for the file; audit's UNINDEXED finding says
-    how the Skill names it. A concept of the same name ("Chain-of-Thought with …", "a follow-up call")
-    is no mention. LISTED keeps each Skill's files, listed once per reach."""
+def named_by_stem(file: Path, root: Path, words: dict[Path, dict[str, str]]) -> str | None:
+    """How FILE's Skill (the SKILL.md above it, inside ROOT) names FILE when it writes its name of two
+    or more words without `.md`, right before a word for a file or an entry, outside code blocks ("an
+    Evolution-log entry" for `references/evolution-log.md`): the word as written, else None. Not a
+    reach: the agent has to search for the file; audit's UNINDEXED finding says how the Skill names it.
+    A concept of the same name ("Chain-of-Thought with …", "a follow-up call") is no mention. WORDS
+    keeps each SKILL.md's words, read once per audit."""
     skill = _skill_dir(file, root)
-    if skill is None:
-        return {}
-    if skill not in listed:
-        listed[skill] = [p for p in sorted(skill.rglob("*.md")) if p.is_file() and p.name != "SKILL.md"]
-    stems = {p.stem.lower(): p for p in listed[skill] if _MULTI_WORD.search(p.stem)}
-    if not stems:
-        return {}
-    words = words_before(text, _ENTRY_NOUNS)
-    return {path.resolve(): words[stem] for stem, path in stems.items() if stem in words}
+    if skill is None or not _MULTI_WORD.search(file.stem):
+        return None
+    if skill not in words:
+        try:
+            words[skill] = words_before(read_text_lossy(skill / "SKILL.md")[0], _ENTRY_NOUNS)
+        except InputError:
+            words[skill] = {}
+    return words[skill].get(file.stem.lower())
 
 
 _ENTRY_NOUNS = r"entry|entries|files?|guides?|docs?|documents?|templates?|checklists?|logs?|notes|references?"
@@ -208,7 +207,6 @@ def reachable(starts: list[Path], top: Path) -> tuple[set[Path], dict[Path, str]
     roots = plugin_roots(top)
     seen: set[Path] = set()
     hints: dict[Path, str] = {}
-    listed: dict[Path, list[Path]] = {}
     todo = [p.resolve() for p in starts]
     while todo:
         file = todo.pop()
@@ -221,9 +219,6 @@ def reachable(starts: list[Path], top: Path) -> tuple[set[Path], dict[Path, str]
             continue
         root = own_root(file, roots)
         todo += [p for p in by_id(text, file, root) if p not in seen]
-        for path, word in named_by_stem(text, file, root, listed).items():
-            hints.setdefault(path, f"named only as \"{word}\" in {file.name}, with no path: the agent has to search "
-                                   "for it (write its path)")
         folders = {f for _, f in named_folders(text) if ".." not in f.split("/")} | folders_in_words(
             text, skill_folders(file))
         for mention in mentions(text):
