@@ -206,6 +206,10 @@ def test_a_bang_glob_takes_readmes_out_of_the_procedures_and_init_writes_it(
     assert main(["audit", "--json"]) == 0
     assert [f["message"] for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == "EMPTY-GLOB"] == [
         "plugin.procedures glob '!**/README.md' matches no file"]
+    lower = write(tmp_path / "q", {".claude-plugin/plugin.json": json.dumps({"name": "q"}),
+                                   "skills/s/SKILL.md": SKILL.format(name="s", body=""), "skills/s/readme.md": "# r\n"})
+    assert main(["init", str(lower)]) == 0  # `!**/README.md` would take out nothing there: not written
+    assert load_workspace(lower).config.plugin.procedures == ["skills/s/**/*.md"]
 
 
 def test_init_reads_a_marketplace_entrys_skills_from_its_own_source_and_skips_odd_paths(

@@ -159,12 +159,11 @@ def unindexed(rows: list[Row], procedures: list[Path], *, plugin: Path | None = 
                                    plugin)
         linked |= reached | set(loaded)
     out: list[Finding] = []
-    roots = plugin_roots(plugin) if plugin is not None else []
     words: dict[Path, dict[str, str]] = {}
     for p in procedures:
         if p.resolve() in linked or p.resolve() in sources or p.name == "SKILL.md":
             continue  # a SKILL.md is a Skill the host lists, not a procedure a row must link
-        stem = named_by_stem(p.resolve(), own_root(p, roots), words) if roots else None
+        stem = named_by_stem(p.resolve(), plugin.resolve(), words) if plugin is not None else None
         why = hints.get(p.resolve()) or (
             f"named only as \"{stem}\" in SKILL.md, with no path: the agent has to search for it (write its path)"
             if stem else "reached from nothing a host loads (no row, Skill, command, agent or procedure names it)")

@@ -49,6 +49,13 @@ def json_object(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def str_items(value: object) -> list[str]:
+    """A manifest value that is one path or a list of them (`"skills": "./skills"`, `["./a", "./b"]`) as
+    its strings; anything else is none."""
+    items = value if isinstance(value, list) else [value]
+    return [item for item in items if isinstance(item, str)]
+
+
 def skill_folders(file: Path) -> list[str]:
     """The plainly named folders (`references`, `assets`; not `.cache`) beside FILE when FILE's folder is
     a Skill's (holds a SKILL.md), else none."""

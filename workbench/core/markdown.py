@@ -278,6 +278,8 @@ _HREF = re.compile(r"""\b(?:href|src)\s*=\s*["']([^"'#]+)""", re.IGNORECASE)
 FOLDER_PATH = r"(?:[\w{}.-]+/)+"
 """A folder path as the text names it (`references/`, `../shared/`): segments, each ending in `/`."""
 _FOLDER = re.compile(rf"^{FOLDER_PATH}$")
+
+
 def named_folders(text: str) -> list[tuple[int, str]]:
     """(line, folder) for each folder TEXT names as one outside code blocks: a code span or a link target
     that is a folder path, or a whole heading that is one (`references/`, `](guides/)`, `### references/`);

@@ -30,7 +30,14 @@ import re
 from pathlib import Path
 
 from workbench.core.errors import InputError
-from workbench.core.linkfiles import TEMPLATE, exists_exactly, is_project_file, json_object, skill_folders
+from workbench.core.linkfiles import (
+    TEMPLATE,
+    exists_exactly,
+    is_project_file,
+    json_object,
+    skill_folders,
+    str_items,
+)
 from workbench.core.markdown import (
     Mention,
     code_names,
@@ -72,8 +79,7 @@ def _inside(path: str, folder: str) -> bool:
 
 
 def _named(root: Path, value: object) -> list[Path]:
-    items = value if isinstance(value, list) else [value] if isinstance(value, str) else []
-    return [(root / item).resolve() for item in items if isinstance(item, str)]
+    return [(root / item).resolve() for item in str_items(value)]
 
 
 def host_loaded(root: Path) -> list[Path]:
@@ -152,7 +158,7 @@ def by_id(text: str, file: Path, root: Path) -> list[Path]:
 
 
 def named_by_stem(file: Path, root: Path, words: dict[Path, dict[str, str]]) -> str | None:
-    """How FILE's Skill (the SKILL.md above it, inside ROOT) names FILE when it writes its name of two
+    """How FILE's Skill (the nearest SKILL.md above it, inside ROOT) names FILE when it writes its name of two
     or more words without `.md`, right before a word for a file or an entry, outside code blocks ("an
     Evolution-log entry" for `references/evolution-log.md`): the word as written, else None. Not a
     reach: the agent has to search for the file; audit's UNINDEXED finding says how the Skill names it.

@@ -17,10 +17,9 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from workbench.core.hostinfo import HOSTS, NAMES
-from workbench.core.linkfiles import json_object
+from workbench.core.linkfiles import json_object, str_items
 from workbench.core.markdown import path_words, read_text_lossy
 
 MANIFESTS = (".claude-plugin/plugin.json", ".claude-plugin/marketplace.json", ".codex-plugin/plugin.json",
@@ -59,32 +58,27 @@ def manifest_skills(folder: Path, *, defaults: bool = True) -> tuple[list[Path],
     Claude Code plugins from the marketplace. A path that cannot be a folder is skipped."""
     for rel in (".claude-plugin/marketplace.json", ".claude-plugin/plugin.json", ".codex-plugin/plugin.json"):
         data = json_object(folder / rel)
-        named: list[tuple[Path, object]] = [(folder, item) for item in _skills_key(data)]
+        named: list[tuple[Path, str]] = [(folder, item) for item in str_items(data.get("skills"))]
         for entry in (p for p in data.get("plugins", []) if isinstance(p, dict)):
             source = entry.get("source", "./")
             if not isinstance(source, str) or not source.startswith("./"):
                 continue
             root = folder / source
             if "skills" in entry:
-                named += [(root, item) for item in _skills_key(entry)]
+                named += [(root, item) for item in str_items(entry.get("skills"))]
             elif defaults and root.is_dir():
                 own = json_object(root / ".claude-plugin/plugin.json")
-                named += [(root, item) for item in _skills_key(own)] if "skills" in own else [(root, "skills")]
+                named += [(root, item) for item in str_items(own.get("skills"))] if "skills" in own else [(root, "skills")]
         dirs: list[Path] = []
         for base_dir, item in named:
             try:
-                base = (base_dir / str(item)).resolve()
+                base = (base_dir / item).resolve()
                 dirs += [base] if (base / "SKILL.md").is_file() else sorted(p.parent for p in base.glob("*/SKILL.md"))
             except (OSError, ValueError):  # a NUL byte, a path too long: no folder
                 continue
         if dirs:
             return list(dict.fromkeys(dirs)), rel
     return [], None
-
-
-def _skills_key(entry: dict[str, Any]) -> list[object]:
-    value = entry.get("skills")
-    return value if isinstance(value, list) else [value] if isinstance(value, str) else []
 
 
 def skill_files(plugin: Path, routing: list[Path]) -> list[Path]:

@@ -304,7 +304,7 @@ def guess_layout(folder: Path) -> Layout:
                                          (s.relative_to(folder) / "SKILL.md" for s in skills)})
     procedures = procedures or ["skills/*/workflows/*.md"]
     guesses.append(f"procedures: every markdown file under the Skills ({', '.join(procedures)})")
-    if any(p.name.lower() == "readme.md" for s in skills for p in s.rglob("*") if p.is_file()):
+    if any(p.is_file() for s in skills for p in s.rglob("README.md")):  # what the glob it writes matches
         procedures.append("!**/README.md")
         guesses.append("procedures: READMEs left out (\"!**/README.md\"): they are for people reading the repo")
     entry, why = _entry_skill(folder, skills)
