@@ -2,7 +2,8 @@
 workspace view (what the Rows screen shows) give the same rows and the same findings, on a marketplace
 written in our own words with every link shape the marketplaces taught us: a link outside the row's
 plugin (UNSHIPPED), a missing file (DANGLING), a Suggested Path column, a folder named in words, a
-reference file named only by its stem, and a bare SKILL.md in a contributor guide."""
+reference file named only by its stem, a bare SKILL.md in a contributor guide, a bare name a sibling
+Skill named in the text keeps in its `references/`, and a rule kept outside every plugin, named bare."""
 
 from __future__ import annotations
 
@@ -41,7 +42,16 @@ def _market(root: Path) -> None:
           "- Before voiding an entry, read `voiding.md`\n"
           "- Before a filing, read `../../../tax/skills/filing/deadlines.md`\n\n"
           "## Layout\n\n| Rule type | Suggested Path |\n|---|---|\n| Sales | `rules/sales.md` |\n\n"
-          "## After the task\n\n1. **Log it.** — Evolution-log entry with what changed.\n")
+          "## After the task\n\n1. **Log it.** — Evolution-log entry with what changed.\n\n"
+          "## Related\n\nThe audit-trail skill provides:\n- `trail_rules.md`: read it before you amend a posted entry\n"
+          "- Before rounding a total, read `rounding.md`\n")
+    trail = root / "books/skills/audit-trail"
+    (trail / "references").mkdir(parents=True)
+    (trail / "SKILL.md").write_text(HEAD.format(name="audit-trail", description="Keep the audit trail.")
+                                    + "Read [rules](references/trail_rules.md) first.\n")
+    (trail / "references/trail_rules.md").write_text("# trail rules\n")
+    (root / ".claude/rules").mkdir(parents=True)
+    (root / ".claude/rules/rounding.md").write_text("# rounding\n")
     (root / "books/AGENTS.md").write_text("# Contributing\n\n- **`SKILL.md`**: always uppercase\n")
 
 
@@ -68,6 +78,8 @@ def test_the_cli_and_the_tui_view_read_the_same_rows_and_findings(
     by_rule = {(f[0], f[2]) for f in cli if f[0] in ("DANGLING", "UNSHIPPED", "UNINDEXED")}
     assert by_rule == {
         ("DANGLING", "voiding.md does not exist"),
+        ("DANGLING", "rounding.md does not exist (the workspace has it at .claude/rules/rounding.md, outside the "
+                     "plugin books: an installed plugin does not ship it)"),
         ("UNSHIPPED", "../../../tax/skills/filing/deadlines.md is outside the plugin books: an installed plugin "
                       "does not ship it"),
         ("UNINDEXED", 'evolution-log.md is named only as "Evolution-log" in SKILL.md, with no path: the agent '
@@ -75,4 +87,5 @@ def test_the_cli_and_the_tui_view_read_the_same_rows_and_findings(
     links = {lk.target: lk.path for r in view.rows for lk in r.links}
     assert links["posting.md"] == ledger / "references/posting.md"
     assert links["closing.md"] == ledger / "references/closing.md"
+    assert links["trail_rules.md"] == ledger.parent / "audit-trail/references/trail_rules.md"
     assert "rules/sales.md" not in links and "SKILL.md" not in links

@@ -426,8 +426,8 @@ def test_a_bare_skill_md_outside_a_skill_is_the_kind_of_file_not_a_link(
 def test_a_named_folder_that_climbs_out_steers_no_bare_name(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """"### `../shared/`" over "- Before posting, read `posting.md`": a folder above the Skill is no
-    place the author named for its own files; the bare name stays DANGLING and the reach does not take
-    the file there (it stays UNINDEXED)."""
+    place the author named for its own files; the bare name stays DANGLING (its hint gives the path to
+    write) and the reach does not take the file there (it stays UNINDEXED)."""
     skill = _skill(tmp_path, "## Guides\n\n### `../shared/`\n\n- Before posting, read `posting.md`\n")
     shared = skill.parents[1] / "shared"
     shared.mkdir()
@@ -435,7 +435,7 @@ def test_a_named_folder_that_climbs_out_steers_no_bare_name(
     assert _linked(skill) == [("Before posting", (skill.parent / "posting.md").resolve())]
     found = [(f["rule"], f["message"]) for f in _findings(tmp_path, monkeypatch, capsys, procedures="skills/shared/*.md")
              if f["rule"] in ("DANGLING", "UNINDEXED")]
-    assert found == [("DANGLING", "posting.md does not exist"),
+    assert found == [("DANGLING", "posting.md does not exist (did you mean ../shared/posting.md?)"),
                      ("UNINDEXED", "posting.md is reached from nothing a host loads (no row, Skill, command, agent or "
                                    "procedure names it)")]
 
@@ -444,13 +444,14 @@ def test_a_missing_skill_no_folder_of_the_workspace_holds_is_hinted_as_the_hosts
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """"Read `xlsx/SKILL.md` before generating" (knowledge-work-plugins, 2): a document Skill some hosts
     ship, which no plugin here has; the DANGLING finding says so. A Skill folder that exists elsewhere in
-    the workspace under that name gets no such hint (the path is wrong, not the Skill missing)."""
+    the workspace under that name gets no such hint (the path is wrong, not the Skill missing: the hint
+    gives the path to write)."""
     _skill(tmp_path, "- Before building a workbook, read `xlsx/SKILL.md`\n"
                      "- Before sending a quote, read `../quotes/guide/SKILL.md`\n")
     (tmp_path / "plug/extras/guide").mkdir(parents=True)
     (tmp_path / "plug/extras/guide/SKILL.md").write_text(HEAD)
     assert sorted(_audit(tmp_path, monkeypatch, capsys)) == [
-        "../quotes/guide/SKILL.md does not exist",
+        "../quotes/guide/SKILL.md does not exist (did you mean ../../extras/guide/SKILL.md?)",
         "xlsx/SKILL.md does not exist (no Skill xlsx in the workspace: one the host or another plugin provides?)"]
 
 

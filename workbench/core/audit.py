@@ -13,15 +13,13 @@ NOT-OFFERED: per plugin and per modelled host (`core.listing`), a row the host w
 
 from __future__ import annotations
 
-import functools
-import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.core.linkfiles import is_project_file, link_exists
 from workbench.core.lint import Finding
 from workbench.core.listing import LIMITS, Entry, Listing, listed_name, listing, not_offered_reason
+from workbench.core.misses import Tree, hint
 from workbench.core.reach import host_starts, named_by_stem, own_root, plugin_roots, reachable
 from workbench.core.routing import Row
 from workbench.core.session_load import Loaded, hosts, session_load
@@ -82,7 +80,7 @@ def dangling(rows: list[Row], plugin: Path | None = None) -> list[Finding]:
     sibling plugin reaches nothing once installed)."""
     roots = plugin_roots(plugin) if plugin is not None else []
     out: list[Finding] = []
-    skill_names = functools.cache(lambda: skill_folder_names(plugin) if plugin is not None else set())
+    tree = Tree(plugin)
     for row in rows:
         own = own_root(row.file, roots) if roots and row.file is not None else None
         for target, path in dict.fromkeys((lk.target, lk.path) for lk in row.links):
@@ -92,46 +90,9 @@ def dangling(rows: list[Row], plugin: Path | None = None) -> list[Finding]:
                 out.append(Finding("UNSHIPPED", "error", f"{target} is outside the plugin {own.name}: an installed "
                                    "plugin does not ship it", row.file, row.line, row.id))
                 continue
-            twin = next((p.name for p in path.parent.iterdir() if p.name.lower() == path.name.lower()),
-                        None) if path.parent.is_dir() else None
-            note = f" ({twin} differs only in case)" if twin else _found_in_skill(path.name, row.file) or \
-                _no_such_skill(target, skill_names)
+            note = hint(target, path, row.file, tree, own)
             out.append(Finding("DANGLING", "error", f"{target} does not exist{note}", row.file, row.line, row.id))
     return out
-
-
-def _found_in_skill(name: str, file: Path | None) -> str:
-    """" (the Skill has it at references/x.md)" when the folder of FILE holds a file NAME elsewhere: the
-    link as written does not resolve, but the fix is its folder (`csrf.md` for `references/csrf.md`).
-    FILE itself is never the answer: a missing `other/SKILL.md` is another Skill, not the linking one."""
-    if file is None or not (file.parent / "SKILL.md").is_file():
-        return ""  # a Skill's own folder only: a root AGENTS.md would search the whole repo
-    found = sorted(p.relative_to(file.parent).as_posix() for p in file.parent.rglob(name)
-                   if p.is_file() and p.resolve() != file.resolve())
-    if not found:
-        return ""
-    return f" (the Skill has it at {', '.join(found[:3])}{', …' if len(found) > 3 else ''})"
-
-
-def _no_such_skill(target: str, skill_names: Callable[[], set[str]]) -> str:
-    """" (no Skill xlsx in the workspace: one the host or another plugin provides?)" when TARGET is a bare
-    `NAME/SKILL.md` and no Skill folder of that name is in the workspace (SKILL_NAMES, asked only then:
-    "Read `xlsx/SKILL.md` before generating", a document Skill some hosts ship, not this plugin). A
-    longer path (`../old-name/SKILL.md`) is a stale link, not a Skill from elsewhere."""
-    parts = target.split("#")[0].split("/")
-    if len(parts) != 2 or parts[1] != "SKILL.md" or parts[0] in ("", ".", "..") or parts[0] in skill_names():
-        return ""
-    return f" (no Skill {parts[0]} in the workspace: one the host or another plugin provides?)"
-
-
-def skill_folder_names(top: Path) -> set[str]:
-    """The names of the folders under TOP that hold a SKILL.md, symlinked folders included (`.git` and
-    `node_modules` not walked)."""
-    found: set[str] = set()
-    for folder, subfolders, _ in os.walk(top):
-        subfolders[:] = [d for d in subfolders if d not in (".git", "node_modules")]
-        found |= {d for d in subfolders if os.path.isfile(os.path.join(folder, d, "SKILL.md"))}
-    return found
 
 
 def empty_globs(ws: Workspace) -> list[Finding]:

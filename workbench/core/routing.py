@@ -106,9 +106,10 @@ _MAKE_HEADING = re.compile(r"^\W*(?:step\s+\w+\W+)?(?:generate|create|write|prod
 Files"; a numbered step only when it names files): the files it lists are made."""
 _MAPPED = re.compile(r"^\W*(?:→|->|=>)\s*`(?![^`]*\.md`)[^`]+`")
 """A file mapped to a name ("`0042-rent.md` → `ENTRY-0042`"): names a file, not when to read it."""
-_SKILL_NAMED = re.compile(r"`([\w.-]+(?::[\w.-]+)?)`|\b([\w.-]+:[\w.-]+)\b|\b([\w-]+)\s+skill\b", re.IGNORECASE)
-_SKILL_CALLED = re.compile(r"`([\w.-]+)`\s+skill\b|\b([\w-]+)\s+skill\b|`([\w.-]+:[\w.-]+)`", re.IGNORECASE)
-"""A Skill named as one: "the `ledger-migrate` skill", "`books-plugin:fan-out`" (not any code span)."""
+_SKILL_NAMED = re.compile(r"`([\w.-]+(?::[\w.-]+)?)`|\b([\w.-]+:[\w.-]+)\b|\b([\w-]+)\**\s+skill\b", re.IGNORECASE)
+_SKILL_CALLED = re.compile(r"`([\w.-]+)`\s+skill\b|\b([\w-]+)\**\s+skill\b|`([\w.-]+:[\w.-]+)`", re.IGNORECASE)
+"""A Skill named as one: "the `ledger-migrate` skill", "the **venue-templates** skill",
+"`books-plugin:fan-out`" (not any code span)."""
 _HEADING_LINE = re.compile(r"^#{1,6}\s")
 _WORKDIR = re.compile(r"\b(?:(?:current|the|your|user's) working director(?:y|ies)|the current directory|"
                       r"the user's project)\b", re.IGNORECASE)
@@ -598,15 +599,25 @@ def _skill_names(text: str, named: re.Pattern[str] = _SKILL_NAMED) -> set[str]:
 
 
 def _named_skill_file(target: str, names: set[str], file: Path, plugin: Path | None) -> Path | None:
-    """The one file TARGET names in another Skill of NAMES (`_skill_names`)."""
+    """The one file TARGET names in another Skill of NAMES (`_skill_names`): at that path in the Skill, or,
+    for a bare name, the one file of that name in the Skill's folders ("The venue-templates skill
+    provides: `venue_writing_styles.md`", kept in its `references/`)."""
     skills = _skill_folder(file.parent).parent
     found: set[Path] = set()
     for name in names:
         space, _, skill = name.rpartition(":")
         folders = [skills / skill] if not space else [
             f for f in (plugin or skills).glob(f"*/skills/{skill}") if f.parent.parent.name == space]
-        found |= {(f / target).resolve() for f in folders if (f / "SKILL.md").is_file() and (f / target).is_file()}
+        for folder in (f for f in folders if (f / "SKILL.md").is_file()):
+            found |= {(folder / target).resolve()} if (folder / target).is_file() else (
+                _one_below(folder, target) if "/" not in target and not is_project_file(target) else set())
     return found.pop() if len(found) == 1 else None
+
+
+def _one_below(folder: Path, name: str) -> set[Path]:
+    """The file NAME (case-sensitive) below FOLDER when there is exactly one, as a set (else empty)."""
+    found = {p.resolve() for p in folder.rglob(name) if p.is_file() and p.name == name}
+    return found if len(found) == 1 else set()
 
 
 def _named_folder_file(target: str, folders: set[str], file: Path) -> tuple[Path, str] | None:

@@ -1,0 +1,112 @@
+"""Links the marketplaces write that miss as written, each in our own words: a bare name a sibling Skill
+named in the text keeps in one of its folders (a link, not a DANGLING one), and the hint a DANGLING
+finding gives when one file of the workspace ends as the link does (a renamed Skill: the path to write;
+a rule the repository keeps in its own `.claude/rules/`: a file no installed plugin ships)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from workbench.cli import main
+from workbench.core.routing import parse_text
+
+HEAD = "---\nname: {name}\ndescription: Use {name}.\n---\n\n"
+
+
+def _plugin(root: Path, body: str) -> Path:
+    """A plugin at ROOT/plug with one Skill `paper` whose SKILL.md holds BODY; that SKILL.md."""
+    (root / "plug/.claude-plugin").mkdir(parents=True)
+    (root / "plug/.claude-plugin/plugin.json").write_text('{"name": "plug"}\n')
+    return _write_skill(root / "plug/skills/paper", body)
+
+
+def _write_skill(folder: Path, body: str = "", files: tuple[str, ...] = ()) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(HEAD.format(name=folder.name) + body)
+    for name in files:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(f"# {name}\n")
+    return folder / "SKILL.md"
+
+
+def _findings(top: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+              rule: str) -> list[str]:
+    monkeypatch.chdir(top)
+    assert main(["init", "."]) == 0
+    capsys.readouterr()
+    assert main(["audit", "--json"]) == 0
+    found: list[dict[str, Any]] = json.loads(capsys.readouterr().out)["findings"]
+    return [f["message"] for f in found if f["rule"] == rule]
+
+
+def _links(skill: Path, plugin: Path) -> list[Path]:
+    return [lk.path for r in parse_text(skill.read_text(), skill, plugin=plugin) for lk in r.links]
+
+
+@pytest.mark.parametrize("named", ["The journal-styles skill provides:", "Consult the **journal-styles** skill:"])
+def test_a_bare_name_the_named_sibling_skill_keeps_in_a_folder_is_its_file(
+        named: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """"The venue-templates skill provides: `venue_writing_styles.md`" (K-Dense, 5): the agent opens that
+    Skill and finds the file in its `references/`; the one file of that name there is the link."""
+    skill = _plugin(tmp_path, f"## Related\n\nBefore styling the paper for a journal. {named}\n"
+                              "- `house_rules.md`: read it before you set the headings\n")
+    styles = _write_skill(skill.parents[1] / "journal-styles",
+                          "Read [house rules](references/house_rules.md) first.\n", ("references/house_rules.md",))
+    assert _links(skill, tmp_path / "plug") == [(styles.parent / "references/house_rules.md").resolve()]
+    assert _findings(tmp_path / "plug", monkeypatch, capsys, "DANGLING") == []
+
+
+def test_a_bare_name_two_folders_of_the_named_skill_hold_stays_missing(tmp_path: Path) -> None:
+    skill = _plugin(tmp_path, "Before styling the paper, see the journal-styles skill:\n"
+                              "- `house_rules.md`: read it before you set the headings\n")
+    _write_skill(skill.parents[1] / "journal-styles", "", ("references/house_rules.md", "old/house_rules.md"))
+    assert _links(skill, tmp_path / "plug") == [(skill.parent / "house_rules.md").resolve()]
+
+
+def test_a_broken_link_whose_path_ends_as_one_file_of_the_plugin_says_the_path_to_write(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """"`../rangebar-eval-metrics/references/metrics-schema.md`" after the Skill became
+    `opendeviation-eval-metrics` (cc-skills, 5); `scientific-packages/seaborn/SKILL.md` (K-Dense, 4)."""
+    skill = _plugin(tmp_path, "- Before scoring a model, read [schema](../old-metrics/references/schema.md)\n"
+                              "- Before plotting, read [plots](packages/charts/SKILL.md)\n")
+    _write_skill(skill.parents[1] / "new-metrics", "Read [schema](references/schema.md).\n",
+                 ("references/schema.md",))
+    _write_skill(skill.parents[1] / "charts")
+    assert sorted(_findings(tmp_path / "plug", monkeypatch, capsys, "DANGLING")) == [
+        "../old-metrics/references/schema.md does not exist (did you mean ../new-metrics/references/schema.md?)",
+        "packages/charts/SKILL.md does not exist (did you mean ../charts/SKILL.md?)"]
+
+
+def test_a_broken_link_to_a_rule_the_marketplace_keeps_outside_the_plugin_says_it_is_not_shipped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """"see `offload-to-deterministic-substrate.md`" and "`../../.claude/rules/hooks-reference.md`"
+    (laurigates, 7): the files are the repository's own `.claude/rules/`, which no plugin ships."""
+    (tmp_path / ".claude-plugin").mkdir()
+    (tmp_path / ".claude-plugin/marketplace.json").write_text(
+        '{"name": "m", "plugins": [{"name": "plug", "source": "./plug"}]}\n')
+    (tmp_path / ".claude/rules").mkdir(parents=True)
+    for name in ("tone.md", "hooks.md"):
+        (tmp_path / ".claude/rules" / name).write_text(f"# {name}\n")
+    _plugin(tmp_path, "- Before writing the abstract, read `tone.md`\n"
+                      "- Before adding a hook, read [hooks](../../.claude/rules/hooks.md)\n")
+    assert sorted(_findings(tmp_path, monkeypatch, capsys, "DANGLING")) == [
+        "../../.claude/rules/hooks.md does not exist (the workspace has it at .claude/rules/hooks.md, outside "
+        "the plugin plug: an installed plugin does not ship it)",
+        "tone.md does not exist (the workspace has it at .claude/rules/tone.md, outside the plugin plug: an "
+        "installed plugin does not ship it)"]
+
+
+def test_no_path_is_offered_when_two_files_end_as_the_link_does_or_only_the_name_matches(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    skill = _plugin(tmp_path, "- Before scoring a model, read [schema](../old-metrics/references/schema.md)\n"
+                              "- Before plotting, read [readme](../gone/README.md)\n")
+    for name in ("new-metrics", "metrics-v2"):
+        _write_skill(skill.parents[1] / name, "Read [schema](references/schema.md).\n", ("references/schema.md",))
+    (tmp_path / "plug/README.md").write_text("# plug\n")
+    assert sorted(_findings(tmp_path / "plug", monkeypatch, capsys, "DANGLING")) == [
+        "../gone/README.md does not exist",
+        "../old-metrics/references/schema.md does not exist"]
