@@ -110,3 +110,28 @@ def test_no_path_is_offered_when_two_files_end_as_the_link_does_or_only_the_name
     assert sorted(_findings(tmp_path / "plug", monkeypatch, capsys, "DANGLING")) == [
         "../gone/README.md does not exist",
         "../old-metrics/references/schema.md does not exist"]
+
+
+def test_a_code_span_with_claude_codes_at_prefix_links_the_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """"**Read the full requirements:** `@references/logging-requirements.md`" (edwinhu/claude-plugins, 2):
+    `@path` is how Claude Code names a file to load; the file is the Skill's own."""
+    skill = _plugin(tmp_path, "Before you write a test, read the logging rules: `@references/logging.md`\n")
+    (skill.parent / "references").mkdir()
+    (skill.parent / "references/logging.md").write_text("# logging\n")
+    assert _links(skill, tmp_path / "plug") == [(skill.parent / "references/logging.md").resolve()]
+    assert _findings(tmp_path / "plug", monkeypatch, capsys, "DANGLING") == []
+
+
+def test_an_elided_path_and_the_files_a_skill_seeds_are_no_procedures(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """"| `.../skills/setup/SKILL.md` | `.cortex/skills/setup/SKILL.md` |" (thoughtspot, 5: a path cut short
+    with `...`) and "Create the layout and seed files: `ledger.md`, `people.md`" then "Read `ledger.md`
+    for the last month ingested" (microsoft/cat-agent-skills, 4): files of another system and files the
+    Skill itself makes."""
+    _plugin(tmp_path, "## Copy\n\nBefore copying, read each staged file:\n\n| Stage path | Workspace path |\n"
+                      "|---|---|\n| `.../skills/setup/SKILL.md` | `.cortex/skills/setup/SKILL.md` |\n\n"
+                      "## Scaffold\n\nCreate the layout and seed files: `ledger.md`, `people.md`.\n\n"
+                      "## Ingest\n\n1. Before ingesting a month, read `ledger.md` for the last month ingested.\n"
+                      "2. Before filing a note, read `handbook.md` for the house style.\n")
+    assert _findings(tmp_path / "plug", monkeypatch, capsys, "DANGLING") == ["handbook.md does not exist"]

@@ -6,7 +6,7 @@ A link exists when its file does, compared case-sensitively, or, for a templated
 A path that matches nothing is DANGLING only when the plugin could have shipped it. These name
 what the agent will find or make in the user's own project instead (`unshipped`):
 - a template or glob: `<repo>/scratch/<topic>/notes.md`, `plans/{plan-id}.md`, `$LEDGER_DIR/x.md`,
-  `YYYY-MM-DD-<title>.md`, `NNNN-title.md`, `docs/specs/*.md`, `**/CHANGELOG.md`;
+  `YYYY-MM-DD-<title>.md`, `NNNN-title.md`, `docs/specs/*.md`, `**/CHANGELOG.md`, `.../skills/x.md`;
 - a file of the project the agent works in: a bare project-file name (`CLAUDE.md`, `AGENTS.md`, a
   hidden `.claude.local.md`), one
   under a host's project folder (`.claude/rules/x.md`,
@@ -27,7 +27,8 @@ PROJECT_FILES = frozenset({"readme.md", "claude.md", "claude.local.md", "agents.
 """Names a Skill uses for the user's project files; bare, they never name the plugin's own file."""
 TEMPLATE = re.compile(r"\{[^}/]*\}|<[^>/]*>|\*+")
 """The parts of a templated path that stand for any name."""
-_PLACEHOLDER = re.compile(r"[{}<>*?$]|(?<![A-Za-z])(?:YYYY|YY|MM|DD|HH|N{2,}|X{3,})(?![A-Za-z])")
+_PLACEHOLDER = re.compile(r"[{}<>*?$]|(?<![A-Za-z])(?:YYYY|YY|MM|DD|HH|N{2,}|X{3,})(?![A-Za-z])|(?:^|/)\.{3}/")
+"""What stands for a name the agent fills in: braces, a glob, a date or number mask, an elided `.../`."""
 _PROJECT_FOLDERS = frozenset({".claude", ".codex", ".gemini", ".opencode", ".grok", ".github", ".cursor", ".vscode"})
 _SCRATCH = frozenset({"~", "tmp", ".tmp"})
 

@@ -99,7 +99,11 @@ _READ_LEAD = re.compile(r"^\W*(?:read|load|open|consult)\b[^.]*:\s*$", re.IGNORE
 _EXAMPLE_LEAD = re.compile(r"^[\W_]*(?:examples?|samples?|e\.g\.|for example|for instance)[\W_]*$", re.IGNORECASE)
 _OUTPUT = re.compile(r"\b(?:save[sd]?|writes?|written|output|store[sd]?|create[sd]?|generate[sd]?|keeps?|kept)\b[^.;]*"
                      r"\b(?:to|into|at|as)\b[\s:*]*$", re.IGNORECASE)
-_MAKE_BEFORE = re.compile(r"\b(?:create|write|generate|produce)\s+(?:(?:a|an|the|new)\s+)?$", re.IGNORECASE)
+_MAKE_BEFORE = re.compile(r"\b(?:create|write|generate|produce)\s+(?:(?:a|an|the|new)\s+)?$|"
+                          r"\b(?:create|write|generate|produce|seed|scaffold)\b[^.;]*\bfiles\s*:(?:\s*`[^`]*`\s*,)*\s*"
+                          r"(?:and\s+)?$", re.IGNORECASE)
+"""Words right before a file the text makes: "Create a `PLAN.md`", "Create the layout and seed files:
+`index.md`, `log.md`"."""
 _MAKE_HEADING = re.compile(r"^\W*(?:step\s+\w+\W+)?(?:generate|create|write|produce|scaffold)\b"
                            r"|^\W*\d+[.):]\s*(?:generate|create|write|produce|scaffold)\b.*\bfiles?\W*$", re.IGNORECASE)
 """A section whose heading says the step makes files ("Step 3: Generate the rules", "7. Write Memory
@@ -324,7 +328,9 @@ def host_path(target: str, base: Path, fallback: Path | None = None) -> tuple[Pa
 def _resolve(target: str, base: Path, fallback: Path | None) -> Path:
     """Where TARGET, linked from a file in BASE, is: a host path variable expanded; else from BASE, else
     (when that misses) from the root of BASE's plugin, then of the workspace FALLBACK, then, for a
-    `name/SKILL.md`, the folder of BASE's Skill folder (a sibling Skill by its folder), where it exists there."""
+    `name/SKILL.md`, the folder of BASE's Skill folder (a sibling Skill by its folder), where it exists there.
+    A leading `@` is Claude Code's way to name a file to load (`@references/x.md`)."""
+    target = target.removeprefix("@")
     expanded = host_path(target, base, fallback)
     if expanded is not None:
         return (expanded[0] / expanded[1]).resolve()
