@@ -135,3 +135,19 @@ def test_an_elided_path_and_the_files_a_skill_seeds_are_no_procedures(
                       "## Ingest\n\n1. Before ingesting a month, read `ledger.md` for the last month ingested.\n"
                       "2. Before filing a note, read `handbook.md` for the house style.\n")
     assert _findings(tmp_path / "plug", monkeypatch, capsys, "DANGLING") == ["handbook.md does not exist"]
+
+
+def test_a_clause_after_a_parenthesised_link_ends_where_the_file_is_described(tmp_path: Path) -> None:
+    """"(§ Rate limits → `references/recovery.md`) before fanning out agents — it carries the burst
+    limits, …" (laurigates): the trigger is the clause, not the closing parenthesis nor what follows
+    the dash (what the file holds)."""
+    skill = _plugin(tmp_path, "Read the dispatch notes (§ Rate limits → `references/recovery.md`) before fanning "
+                              "out more than three agents — it carries the burst limits and the safe concurrency.\n")
+    (skill.parent / "references").mkdir()
+    (skill.parent / "references/recovery.md").write_text("# recovery\n")
+    rows = [r for r in parse_text(skill.read_text(), skill, plugin=tmp_path / "plug") if r.kind != "description"]
+    assert [r.trigger for r in rows] == ["before fanning out more than three agents"]
+    skill.write_text(HEAD.format(name="paper") + 'Read [recovery](references/recovery.md) before you run "Step 2 — '
+                     'retries" — it lists every limit.\n')
+    rows = [r for r in parse_text(skill.read_text(), skill, plugin=tmp_path / "plug") if r.kind != "description"]
+    assert [r.trigger for r in rows] == ['before you run "Step 2 — retries"']

@@ -63,7 +63,9 @@ _LEAD_CLAUSE = re.compile(r"^\W*(before|when|whenever|while|if|once|after|prior 
 _TRAIL_CLAUSE = re.compile(r"\b(before|when|whenever|while|prior to|ahead of|once|if)\b", re.IGNORECASE)
 _READ_VERB = r"(?:read|see|open|load|use|apply|follow|consult|invoke|check)"
 _LEAD_TAIL = re.compile(rf"[\s:,;—–>→-]*(?:(?:then|first|also)\s+)?(?:{_READ_VERB})?[\s:,;—–>→-]*$", re.IGNORECASE)
-_TRAIL_HEAD = re.compile(r"^[\s:,;—–>→-]*")
+_TRAIL_HEAD = re.compile(r"^[\s:,;—–>→)-]*")
+_DESCRIBED = re.compile(r"\s[—–]\s")
+"""A dash that, after a trailing clause, starts what the file holds ("`y.md` before X — it carries …")."""
 _SEPARATED = re.compile(r"[:—–→]\s*$|\s-\s*$|\s(?:->|=>)\s*$")
 _ANTI = re.compile(r"^\W*(don'?t|do not|never|avoid|bad|wrong|not|no)\b|❌|🚫", re.IGNORECASE)
 _CUT = re.compile(r"[;]|(?<!\bvs)(?<!\be\.g)(?<!\bi\.e)\.\s")
@@ -501,6 +503,16 @@ def _table_row(block: Block, file: Path, skill: str, fallback: Path | None) -> R
     return Row(skill, trigger, tuple(links), block.line, kind="table", file=file, why=why, section=block.section)
 
 
+def _until_described(clause: str) -> str:
+    """CLAUSE up to the first dash outside quotes that starts what the file holds (`_DESCRIBED`): a dash
+    inside a quoted heading ("\"Step 12.6 — tiles\" for the YAML") is part of the clause."""
+    for dash in _DESCRIBED.finditer(clause):
+        before = clause[:dash.start()]
+        if before.count('"') % 2 == 0 and before.count("“") == before.count("”"):
+            return before
+    return clause
+
+
 def _sentence_row(sentence: list[Piece], block: Block, file: Path, skill: str, fallback: Path | None,
                   *, as_map: bool) -> tuple[Row | None, str]:
     """The row one sentence makes, or (None, why not)."""
@@ -520,7 +532,8 @@ def _sentence_row(sentence: list[Piece], block: Block, file: Path, skill: str, f
     line = next(p[2] for p in parts if isinstance(p, tuple))
     kind: RowKind = "map" if as_map else "list" if block.kind == "item" else "prose"
     if side == "after":
-        trigger = _TRAIL_HEAD.sub("", _CUT.split(tail, maxsplit=1)[0] if len(links) == 1 else links[0].clause).strip()
+        clause = _TRAIL_HEAD.sub("", _CUT.split(tail, maxsplit=1)[0] if len(links) == 1 else links[0].clause)
+        trigger = _until_described(clause).strip()
         why = "the clause follows the link (\"[y](y.md) before X\", \"**`y.md`** - Read when X\")"
     elif block.kind == "item" and not as_map and not lead.strip(" *_") and _INDEX_ITEM.match(tail if len(links) == 1
                                                                                              else links[0].after):
