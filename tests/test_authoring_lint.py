@@ -187,3 +187,18 @@ def test_a_condition_opened_by_a_conjunction_is_a_state_not_an_imperative(trigge
     from workbench.core.lint import names_action
     assert not names_action(f"{trigger}, read")
     assert names_action("When you prune the cache, read") and names_action("Prune the cache, then read")
+
+
+@pytest.mark.parametrize("key", ["routing", "procedures", "always_loaded"])
+def test_a_double_star_inside_a_folder_name_is_bad_input_naming_its_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], key: str) -> None:
+    """`skills/**x/*.md` is a glob pathlib refuses: one line naming the file, line and key, exit 2."""
+    root = broken_workspace(tmp_path)
+    (root / "workbench.toml").write_text(f'[plugin]\npath = "plugin"\n{key} = ["skills/**x/*.md"]\n')
+    monkeypatch.chdir(root)
+    for command in ("rows", "lint", "audit"):
+        capsys.readouterr()
+        assert main([command]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "workbench.toml:3:" in err[0] and f"plugin.{key}" in err[0], err
+        assert "Traceback" not in err[0] and "'skills/**x/*.md'" in err[0]

@@ -94,3 +94,20 @@ def test_a_file_belongs_to_its_own_plugin_not_one_whose_name_starts_its_own(tmp_
     assert own_root(tmp_path / "plugins/plug", roots) == (tmp_path / "plugins/plug").resolve()
     assert own_root(tmp_path / "README.md", roots) == tmp_path.resolve()
     assert own_root(tmp_path / "plugins/plug-notes/a.md", roots) == tmp_path.resolve(), "no plugin holds it"
+
+
+def test_a_link_with_a_placeholder_beside_a_glob_reaches_what_it_matches(tmp_path: Path) -> None:
+    """`[a guide](guides/*{topic}*.md)`: `*{topic}*` is one `*` of its folder name (pathlib refuses `***`)."""
+    skill = tmp_path / "plug/skills/ledger/SKILL.md"
+    (skill.parent / "guides").mkdir(parents=True)
+    (skill.parent / "guides/opening-balance.md").write_text("# opening\n")
+    skill.write_text("---\nname: ledger\ndescription: Keep the ledger.\n---\n\nSee [a guide](guides/*{topic}*.md).\n")
+    root = (tmp_path / "plug").resolve()
+    assert resolve_mention(Mention("guides/*{topic}*.md", "link"), skill.resolve(), root) == [
+        (skill.parent / "guides/opening-balance.md").resolve()]
+    assert resolve_mention(Mention("**/skills/ledger/guides/<Name>.md", "code"), skill.resolve(), root) == [
+        (skill.parent / "guides/opening-balance.md").resolve()], "a whole `**` folder stays recursive"
+    assert workbench(tmp_path / "plug", "init", ".").returncode == 0
+    done = workbench(tmp_path / "plug", "audit", "--json")
+    assert done.returncode == 0, done.stderr
+    assert [f for f in json.loads(done.stdout)["findings"] if f["rule"] == "UNINDEXED"] == []

@@ -175,3 +175,33 @@ def test_a_file_the_text_places_in_the_working_directory_is_no_link(tmp_path: Pa
     rejected: list[Rejected] = []
     assert _links(body, _skill(tmp_path), rejected) == []
     assert any("user's project" in r.why for r in rejected), [r.why for r in rejected]
+
+
+@pytest.mark.parametrize("shipped", [(), ("guides/setup/opening-balance.md",)])
+def test_a_placeholder_beside_a_glob_in_one_folder_name_reads_in_every_door(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        shipped: tuple[str, ...]) -> None:
+    """`*<topic>*.md` under `**`: one folder name of placeholders and stars is one `*`, never a `***`
+    that pathlib refuses (a crash of `rows` and `audit` on a public marketplace). A templated link some
+    file matches is a link that exists in `rows --json` too."""
+    glob_line = "- Before answering, search the guides: `guides/**/*<topic>*.md`"
+    skill = _skill(tmp_path, files=("checks.md", *shipped))
+    skill.write_text(HEAD + "- Before posting, read [checks](checks.md)\n" + glob_line + "\n")
+    rejected: list[Rejected] = []
+    links = _links(glob_line + "\n", skill, rejected)
+    assert links == ([["guides/**/*<topic>*.md"]] if shipped else [])
+    assert shipped or any("glob" in r.why for r in rejected), [r.why for r in rejected]
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "."]) == 0
+    capsys.readouterr()
+    assert main(["rows", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    rows = rows.get("rows", rows) if isinstance(rows, dict) else rows
+    assert [[lk["target"] for lk in r["links"]] for r in rows if r["kind"] != "description"] == [["checks.md"], *links]
+    assert all(lk["exists"] for r in rows for lk in r["links"])
+    assert main(["audit", "--json"]) == 0
+    assert [f for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == "DANGLING"] == []
+    view = WorkspaceView.load(load_workspace(tmp_path))
+    row = next(r for r in view.rows if [lk.target for lk in r.links] == ["checks.md"])
+    edited = lint_edit(view, row, glob_line)
+    assert (edited is not None and [f for f in edited if f.rule == "DANGLING"] == []) if shipped else edited is None

@@ -14,6 +14,7 @@ from pathlib import Path
 from workbench.core.audit import audit
 from workbench.core.cases import load_cases
 from workbench.core.errors import InputError
+from workbench.core.linkfiles import link_exists
 from workbench.core.lint import Finding, case_moments, lint_moments, lint_rows
 from workbench.core.lint_rules import RULES, RULES_BY_ID
 from workbench.core.routing import Rejected, Row, read_files
@@ -75,8 +76,9 @@ def run_init(args: argparse.Namespace) -> int:
 def row_dict(row: Row, root: Path) -> dict[str, object]:
     return {"id": row.id, "kind": row.kind, "skill": row.skill, "trigger": row.trigger,
             "file": _rel(row.file, root), "line": row.line, "why": row.why,
-            "links": [{"target": lk.target, "label": lk.label, "wording": lk.wording, "exists": lk.path.is_file(),
-                       "clause": lk.clause, "side": lk.side} for lk in row.links]}
+            "links": [{"target": lk.target, "label": lk.label, "wording": lk.wording,
+                       "exists": link_exists(lk.target, lk.path), "clause": lk.clause, "side": lk.side}
+                      for lk in row.links]}
 
 
 def _rel(path: Path | None, root: Path) -> str | None:

@@ -72,10 +72,19 @@ _PLAIN_FOLDER = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 def link_exists(target: str, path: Path) -> bool:
     """The linked file exists; a templated path (`{language}/x.md`, `<name>.md`) exists when any file matches."""
     if TEMPLATE.search(target):
-        pattern = TEMPLATE.sub("*", path.as_posix())
+        pattern = glob_pattern(path.as_posix())
         root = Path(pattern.split("*", 1)[0]).parent
         return root.is_dir() and any(root.glob(pattern[len(root.as_posix()) + 1:]))
     return exists_exactly(path)
+
+
+def glob_pattern(templated: str) -> str:
+    """TEMPLATED as a glob: each placeholder stands for any name within its folder (`*<key>*.md` is
+    `*.md`); only a whole `**` folder stays recursive."""
+    return "/".join(part if part == "**" else _STARS.sub("*", TEMPLATE.sub("*", part)) for part in templated.split("/"))
+
+
+_STARS = re.compile(r"\*{2,}")
 
 
 def is_project_file(target: str) -> bool:

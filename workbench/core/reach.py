@@ -33,6 +33,7 @@ from workbench.core.errors import InputError
 from workbench.core.linkfiles import (
     TEMPLATE,
     exists_exactly,
+    glob_pattern,
     is_project_file,
     json_object,
     skill_folders,
@@ -129,12 +130,12 @@ def resolve_mention(mention: Mention, file: Path, root: Path) -> list[Path]:
     bases, clean = _bases(mention, file, root)
     for base in bases:
         if mention.kind == "folder":
-            folders = [p for p in base.glob(TEMPLATE.sub("*", clean.rstrip("/")))] if TEMPLATE.search(clean) \
+            folders = [p for p in base.glob(glob_pattern(clean.rstrip("/")))] if TEMPLATE.search(clean) \
                 else [base / clean]
             found = sorted(p.resolve() for d in folders if d.is_dir() and d.resolve() != base.resolve()
                            for p in d.glob("*.md") if p.is_file())
         elif TEMPLATE.search(clean):
-            found = sorted(p.resolve() for p in base.glob(TEMPLATE.sub("*", clean)) if p.is_file())
+            found = sorted(p.resolve() for p in base.glob(glob_pattern(clean)) if p.is_file())
         else:
             path = (base / clean).resolve()
             found = [path] if exists_exactly(path) else []

@@ -40,6 +40,14 @@ class PluginConfig(BaseModel):
                                      description="Globs of extra text every host loads at session start "
                                                  "(budget audit), beside what the audit finds itself.")
 
+    @field_validator("routing", "procedures", "always_loaded")
+    @classmethod
+    def _whole_double_stars(cls, globs: list[str]) -> list[str]:
+        for glob in globs:
+            if any("**" in part and part != "**" for part in glob.removeprefix("!").split("/")):
+                raise ValueError(f"glob {glob!r}: `**` must be a whole folder name (`skills/**/x.md`)")
+        return globs
+
 
 class Defaults(BaseModel):
     """Host, model and effort used when a command does not name them."""
