@@ -3,7 +3,8 @@ workspace view (what the Rows screen shows) give the same rows and the same find
 written in our own words with every link shape the marketplaces taught us: a link outside the row's
 plugin (UNSHIPPED), a missing file (DANGLING), a Suggested Path column, a folder named in words, a
 reference file named only by its stem, a bare SKILL.md in a contributor guide, a bare name a sibling
-Skill named in the text keeps in its `references/`, and a rule kept outside every plugin, named bare."""
+Skill named in the text keeps in its `references/`, a rule kept outside every plugin, named bare, a
+compressed docs index (`|root: ./forms|state:{a.md,b.md}|`) and a `**/…/<Letter>.md` template."""
 
 from __future__ import annotations
 
@@ -29,8 +30,15 @@ def _market(root: Path) -> None:
         (root / plugin / ".claude-plugin/plugin.json").write_text(json.dumps({"name": plugin}) + "\n")
     (root / "tax/skills/filing").mkdir(parents=True)
     (root / "tax/skills/filing/SKILL.md").write_text(HEAD.format(name="filing", description="File returns.")
-                                                     + "Before filing, read [deadlines](deadlines.md).\n")
+                                                     + "Before filing, read [deadlines](deadlines.md).\n\n"
+                                                       "[Tax Forms Index]|root: ./forms|IMPORTANT: read a form's page "
+                                                       "before you fill it in|state:{resale.md,payroll.md}|federal.md\n\n"
+                                                       "Before a schedule, read `**/skills/filing/schedules/<Letter>.md`\n")
     (root / "tax/skills/filing/deadlines.md").write_text("# deadlines\n")
+    for name in ("forms/state/resale.md", "forms/state/payroll.md", "forms/state/archive.md", "forms/federal.md",
+                 "schedules/A.md", "schedules/B.md"):
+        (root / "tax/skills/filing" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "tax/skills/filing" / name).write_text(f"# {name}\n")
     ledger = root / "books/skills/ledger"
     (ledger / "references").mkdir(parents=True)
     for name in ("posting.md", "closing.md", "evolution-log.md"):
@@ -83,7 +91,9 @@ def test_the_cli_and_the_tui_view_read_the_same_rows_and_findings(
         ("UNSHIPPED", "../../../tax/skills/filing/deadlines.md is outside the plugin books: an installed plugin "
                       "does not ship it"),
         ("UNINDEXED", 'evolution-log.md is named only as "Evolution-log" in SKILL.md, with no path: the agent '
-                      "has to search for it (write its path)")}
+                      "has to search for it (write its path)"),
+        ("UNINDEXED", "archive.md is reached from nothing a host loads (no row, Skill, command, agent or procedure "
+                      "names it)")}
     links = {lk.target: lk.path for r in view.rows for lk in r.links}
     assert links["posting.md"] == ledger / "references/posting.md"
     assert links["closing.md"] == ledger / "references/closing.md"

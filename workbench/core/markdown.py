@@ -266,7 +266,7 @@ def _scan(body: str, offset: int, section: str) -> list[Block]:
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 _PATH_WORD = re.compile(r"(?<![\w/.@$-])@?((?:\$\{?\w+\}?/|\.{0,2}/)?(?:[\w{}.-]+/)*[\w{}-][\w{}.-]*\.md)(?![\w/-])",
                         re.IGNORECASE)
-_CODE_TEMPLATE = re.compile(r"^((?:[\w{}.-]+/)*(?:[\w{}.-]|<[\w-]+>)*<[\w-]+>(?:[\w{}.-]|<[\w-]+>)*\.md)$")
+_CODE_TEMPLATE = re.compile(r"^((?:(?:\*\*|[\w{}.-]+)/)*(?:[\w{}.-]|<[\w-]+>)*<[\w-]+>(?:[\w{}.-]|<[\w-]+>)*\.md)$")
 """A code span naming a templated path with an `<angle>` part (`references/sources/<type>.md`); after
 "save to" / "written to" it names a file the agent makes, which reaches nothing."""
 _WRITES = re.compile(r"\b(?:save[sd]?|writes?|written|wrote|output|store[sd]?|create[sd]?|generate[sd]?)\b[^.;]*"
@@ -378,7 +378,31 @@ def mentions(text: str) -> list[Mention]:
                 else:
                     kind: MentionKind = "code" if piece.kind == "code" else "word"
                     out += [Mention(m.group(1), kind) for m in _PATH_WORD.finditer(_HREF.sub("", piece.text))]
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(out + index_mentions(body)))
+
+
+def index_mentions(text: str) -> list[Mention]:
+    """The markdown files a compressed docs index lists, each as `ROOT/DIR/NAME.md`: the one-line form
+    Vercel's `agents-md` writes into AGENTS.md (`[Docs Index]|root: ./docs|guides:{a.md,b.md}|c.md`),
+    where `dir:{a.md,b.md}` means `dir/a.md` and `dir/b.md`. A line is an index only with its `root:`."""
+    out: list[Mention] = []
+    for line in text.splitlines():
+        root = _INDEX_ROOT.search(line)
+        if root is None:
+            continue
+        base = root.group(1).rstrip("/")
+        prefix = "" if base in ("", ".") else f"{base}/"
+        for segment in line.split("|"):
+            folder = _INDEX_FOLDER.fullmatch(segment.strip())
+            names = [f"{folder.group(1)}/{n.strip()}" for n in folder.group(2).split(",")] if folder \
+                else [segment.strip()]
+            out += [Mention(prefix + name, "link") for name in names if _INDEX_FILE.fullmatch(name)]
+    return out
+
+
+_INDEX_ROOT = re.compile(r"\|\s*root:\s*([^|\s]*)\s*\|")
+_INDEX_FOLDER = re.compile(r"([\w.-]+(?:/[\w.-]+)*):\{([^{}|]*)\}")
+_INDEX_FILE = re.compile(r"[\w-][\w.-]*(?:/[\w.-]+)*\.md", re.IGNORECASE)
 
 
 def path_words(text: str) -> list[str]:
