@@ -73,14 +73,15 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
-def dangling(rows: list[Row], plugin: Path | None = None) -> list[Finding]:
+def dangling(rows: list[Row], plugin: Path | None = None, tree: Tree | None = None) -> list[Finding]:
     """A DANGLING finding per link whose file does not exist (case-sensitive; templated paths match a
     glob), and an UNSHIPPED one per link that, inside the marketplace PLUGIN, lies outside the row's own
     plugin (each plugin installs on its own, so a link to the marketplace's `.claude/rules/` or to a
-    sibling plugin reaches nothing once installed)."""
-    roots = plugin_roots(plugin) if plugin is not None else []
+    sibling plugin reaches nothing once installed). TREE: the walk of PLUGIN behind the hints, when a
+    caller keeps one across calls (the TUI editor's lint)."""
+    tree = tree if tree is not None else Tree(plugin)
+    roots = tree.roots
     out: list[Finding] = []
-    tree = Tree(plugin)
     for row in rows:
         own = own_root(row.file, roots) if roots and row.file is not None else None
         for target, path in dict.fromkeys((lk.target, lk.path) for lk in row.links):
@@ -201,8 +202,8 @@ def plugin_listings(ws: Workspace, rows: list[Row], *, context: dict[str, int] |
     return listing_findings(rows, {"codex": agents}, {p: p.read_bytes() for p in agents}, context=context)
 
 
-def audit(ws: Workspace, rows: list[Row]) -> AuditReport:
-    """Audit the workspace's plugin given its parsed ROWS."""
+def audit(ws: Workspace, rows: list[Row], tree: Tree | None = None) -> AuditReport:
+    """Audit the workspace's plugin given its parsed ROWS (TREE: its walk, as `dangling` takes it)."""
     cfg = ws.config.audit
     routing, extra = ws.routing_files(), ws.always_loaded_files()
     budgets: list[Budget] = []
@@ -219,5 +220,5 @@ def audit(ws: Workspace, rows: list[Row]) -> AuditReport:
     listings, not_offered = plugin_listings(ws, rows)
     over += not_offered
     orphans = unindexed(rows, ws.procedure_files(), plugin=ws.plugin_dir, starts=list(dict.fromkeys(starts)))
-    return AuditReport(empty_globs(ws) + dangling(rows, ws.plugin_dir) + orphans + over,
+    return AuditReport(empty_globs(ws) + dangling(rows, ws.plugin_dir, tree) + orphans + over,
                        max(budgets, key=lambda b: b.tokens) if budgets else None, budgets, listings)

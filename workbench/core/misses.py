@@ -20,7 +20,8 @@ _NOT_WALKED = (".git", "node_modules")
 
 
 class Tree:
-    """The files and Skill folders under a workspace's plugin folder TOP, walked once, when first asked."""
+    """The files, Skill folders and plugins under a workspace's plugin folder TOP, each found once, when
+    first asked."""
 
     def __init__(self, top: Path | None) -> None:
         self.top = top.resolve() if top is not None else None
@@ -35,6 +36,13 @@ class Tree:
             for name in names:
                 files.setdefault(name, []).append(Path(folder, name))
         return files, skills
+
+    @functools.cached_property
+    def roots(self) -> list[Path]:
+        """TOP and every plugin inside it, deepest first (`reach.plugin_roots`)."""
+        from workbench.core.reach import plugin_roots
+
+        return plugin_roots(self.top) if self.top is not None else []
 
     @property
     def files(self) -> dict[str, list[Path]]:

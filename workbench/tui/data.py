@@ -16,6 +16,7 @@ from workbench.core.cases import load_cases
 from workbench.core.errors import InputError
 from workbench.core.lint import Finding, case_moments, lint_moments, lint_rows
 from workbench.core.markdown import read_text_lossy
+from workbench.core.misses import Tree
 from workbench.core.models import Case
 from workbench.core.routing import Row, names_row, parse_text, read_files
 from workbench.core.workspace import Workspace
@@ -40,6 +41,9 @@ class WorkspaceView:
     problems: list[str] = field(default_factory=list)
     known_arms: KnownArms | None = None
     """The arms as last read in a worker (`read_arms`); None until the first read arrives."""
+    tree: Tree | None = None
+    """The walk of the plugin folder behind DANGLING hints, kept from one read to the next lint: a
+    marketplace of 17,000 files takes over half a second to walk, once per keystroke otherwise."""
 
     @classmethod
     def load(cls, ws: Workspace) -> WorkspaceView:
@@ -63,8 +67,9 @@ class WorkspaceView:
         for f in lint_rows(self.rows, max_row_chars=self.ws.config.audit.max_row_chars) + self.moment_lint(self.rows):
             self.lint.setdefault(f.row or "", []).append(f)
         self.audit, self.unattached = {}, []
+        self.tree = Tree(self.ws.plugin_dir)
         try:
-            for f in audit(self.ws, self.rows).findings:
+            for f in audit(self.ws, self.rows, self.tree).findings:
                 if f.row:
                     self.audit.setdefault(f.row, []).append(f)
                 else:
@@ -81,7 +86,7 @@ class WorkspaceView:
     def take(self, other: WorkspaceView) -> None:
         """Show what OTHER read (the same workspace read again in a worker); the arms stay as known."""
         self.rows, self.lint, self.audit, self.unattached = other.rows, other.lint, other.audit, other.unattached
-        self.cases, self.scripts, self.problems = other.cases, other.scripts, other.problems
+        self.cases, self.scripts, self.problems, self.tree = other.cases, other.scripts, other.problems, other.tree
 
     def row(self, row_id: str) -> Row | None:
         return next((r for r in self.rows if r.id == row_id), None)
@@ -177,7 +182,7 @@ def lint_edit(view: WorkspaceView, row: Row, new_text: str) -> list[Finding] | N
 
     rows = [replace(r, id=row.id) for r in edited]
     return (lint_rows(rows, max_row_chars=view.ws.config.audit.max_row_chars) + view.moment_lint(rows)
-            + dangling(rows, view.ws.plugin_dir))
+            + dangling(rows, view.ws.plugin_dir, view.tree))
 
 
 def record_files(ws: Workspace) -> list[Path]:
