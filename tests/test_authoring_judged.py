@@ -530,3 +530,16 @@ def test_a_long_snake_case_word_reads_in_one_pass() -> None:
     text = HEAD + "Call " + "a_" * 4000 + "b now, then see the reference files.\n\n## Data Files\n"
     assert set(words_before(text, "files?", headings=True)) == {"reference", "data", "files"}
     assert folders_in_words(text, ["references", "data", "scripts"]) == {"references/", "data/"}
+
+
+def test_paths_listed_under_a_folder_the_text_names_are_reached_there(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """"The guides are kept in the `references/` folder:" then "- **filing/late-fees.md** - …": each path
+    is written from that folder (davila7/claude-code-templates, 29 such files judged reached)."""
+    skill = _skill(tmp_path, "## Guides\n\nThe guides are kept in the `references/` folder:\n\n### Filing\n"
+                             "- **filing/late-fees.md** - what a late return costs\n"
+                             "- **filing/../../secrets.md** - climbs out: no mention of a guide\n")
+    for name in ("references/filing/late-fees.md", "references/filing/extensions.md"):
+        (skill.parent / name).parent.mkdir(parents=True, exist_ok=True)
+        (skill.parent / name).write_text(f"# {name}\n")
+    assert sorted(Path(f).name for f in _audit_files(tmp_path, monkeypatch, capsys, "UNINDEXED")) == ["extensions.md"]

@@ -182,10 +182,11 @@ _MULTI_WORD = re.compile(r"\w[-_]\w")
 
 
 def in_named_folder(mention: Mention, file: Path, root: Path, folders: set[str]) -> list[Path]:
-    """The one file a bare MENTION (`api.md`) names in a folder FILE's text names (`### references/`),
-    as the routing read resolves such a link (`markdown.named_folders`)."""
-    if mention.kind == "folder" or "/" in mention.target or TEMPLATE.search(mention.target) or (
-            mention.kind != "link" and is_project_file(mention.target)):
+    """The one file MENTION (`api.md`, `context/api.md`: a path that climbs nowhere) names in a folder
+    FILE's text names (`### references/`, "organized in the `references/` folder:"), as the routing read
+    resolves such a link (`markdown.named_folders`)."""
+    if mention.kind == "folder" or ".." in mention.target.split("/") or mention.target.startswith("/") or (
+            TEMPLATE.search(mention.target)) or (mention.kind != "link" and is_project_file(mention.target)):
         return []
     found = {path for folder in folders
              if exists_exactly(path := (file.parent / folder / mention.target).resolve()) and root in path.parents}
