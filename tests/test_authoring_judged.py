@@ -543,3 +543,18 @@ def test_paths_listed_under_a_folder_the_text_names_are_reached_there(
         (skill.parent / name).parent.mkdir(parents=True, exist_ok=True)
         (skill.parent / name).write_text(f"# {name}\n")
     assert sorted(Path(f).name for f in _audit_files(tmp_path, monkeypatch, capsys, "UNINDEXED")) == ["extensions.md"]
+
+
+def test_rule_files_a_skill_indexes_by_prefix_are_reached(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A table of rule categories by prefix ("| Posting | `post-` |") and one rule written out in a code
+    block: every rule file of a named prefix is reached; one of no named prefix, or a partial, is not
+    (supabase's postgres-best-practices, two copies in davila7/claude-code-templates: 60 files)."""
+    skill = _skill(tmp_path, "## Categories\n\n| Category | Prefix |\n|---|---|\n| Posting | `post-` |\n"
+                             "| Closing | `close_` |\n\nRead a rule's file for its examples:\n\n```\n"
+                             "rules/post-entries.md\n```\n")
+    (skill.parent / "rules").mkdir()
+    for name in ("post-entries", "post-voids", "close_month", "tax-filing", "_template"):
+        (skill.parent / f"rules/{name}.md").write_text(f"# {name}\n")
+    assert sorted(Path(f).name for f in _audit_files(tmp_path, monkeypatch, capsys, "UNINDEXED")) == [
+        "_template.md", "tax-filing.md"]

@@ -26,6 +26,7 @@ A file of the Skill named only by its stem of two or more words ("an Evolution-l
 
 from __future__ import annotations
 
+import glob
 import re
 from pathlib import Path
 
@@ -148,14 +149,17 @@ def resolve_mention(mention: Mention, file: Path, root: Path) -> list[Path]:
 def by_id(text: str, file: Path, root: Path) -> list[Path]:
     """The files of FILE's Skill that TEXT indexes by ID: in the folder of each path it writes out relative
     to FILE that exists inside the Skill (code blocks included: "Read the rule files: ```rules/a.md```"),
-    the `.md` file of each one-name code span outside code blocks (`async-parallel`)."""
+    the `.md` file of each one-name code span outside code blocks (`async-parallel`), and every `.md` file
+    a prefix span names the start of (`query-`: a category of rules, `rules/query-*.md`)."""
     skill = _skill_dir(file, root) or file.parent
     folders = {path.parent for word in path_words(text) if "/" in word
                if exists_exactly(path := (file.parent / word).resolve()) and skill in path.parents}
     if not folders:
         return []
     names = code_names(text)
-    return sorted(path for folder in folders for name in names if exists_exactly(path := folder / f"{name}.md"))
+    return sorted({path for folder in folders for name in names
+                   for path in (folder.glob(f"{glob.escape(name)}*.md") if name[-1] in "-_" else [folder / f"{name}.md"])
+                   if exists_exactly(path)})
 
 
 def named_by_stem(file: Path, root: Path, words: dict[Path, dict[str, str]]) -> str | None:
