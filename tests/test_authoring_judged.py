@@ -558,3 +558,28 @@ def test_rule_files_a_skill_indexes_by_prefix_are_reached(
         (skill.parent / f"rules/{name}.md").write_text(f"# {name}\n")
     assert sorted(Path(f).name for f in _audit_files(tmp_path, monkeypatch, capsys, "UNINDEXED")) == [
         "_template.md", "tax-filing.md"]
+
+
+def test_a_sibling_skill_link_from_a_group_folder_finds_the_skill_in_another_group(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`skills/(filing)/returns` links `../deadlines/SKILL.md`, kept in `skills/(calendar)/`: a catalog's
+    groups, flattened on install (tech-leads-club/agent-skills). Not DANGLING, and never the hint
+    `../../(calendar)/deadlines/SKILL.md`, which would break the installed link; two groups holding
+    the Skill, or a file it lacks, stay DANGLING."""
+    skills = tmp_path / "plug/skills"
+    for folder in ("(filing)/returns", "(calendar)/deadlines", "(calendar)/quarters", "(archive)/quarters"):
+        (skills / folder).mkdir(parents=True)
+        (skills / folder / "SKILL.md").write_text(f"---\nname: {folder.split('/')[1]}\ndescription: x.\n---\n\n")
+    (skills / "(filing)/returns/SKILL.md").write_text(
+        "---\nname: returns\ndescription: File returns.\n---\n\n- Before dating a return, read "
+        "[deadlines](../deadlines/SKILL.md)\n- Before a quarter's return, read [quarters](../quarters/SKILL.md)\n"
+        "- Before an extension, read [extensions](../deadlines/extensions.md)\n")
+    monkeypatch.chdir(tmp_path / "plug")
+    assert main(["init", "."]) == 0
+    capsys.readouterr()
+    assert main(["audit", "--json"]) == 0
+    assert sorted(f["message"] for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == "DANGLING") == [
+        "../deadlines/extensions.md does not exist", "../quarters/SKILL.md does not exist"]
+    rows = parse_text((skills / "(filing)/returns/SKILL.md").read_text(), skills / "(filing)/returns/SKILL.md",
+                      plugin=tmp_path / "plug")
+    assert [lk.path for r in rows for lk in r.links][0] == (skills / "(calendar)/deadlines/SKILL.md").resolve()

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import glob
 import json
 import re
 from dataclasses import dataclass, replace
@@ -345,7 +346,21 @@ def _resolve(target: str, base: Path, fallback: Path | None) -> Path:
     for root in (plugin_root(base, fallback), fallback, skills):  # from the plugin's root, the workspace's
         if root is not None and (root / target).exists():
             return (root / target).resolve()
-    return path
+    grouped = _across_groups(target, _skill_folder(base))
+    return grouped if grouped is not None else path
+
+
+def _across_groups(target: str, skill: Path) -> Path | None:
+    """Where `../NAME/x.md`, from a Skill kept in a `(group)` folder, is once installed: the one Skill NAME
+    in a sibling group of the same skills folder (`skills/(quality)/seo` links `../core-web-vitals/`, kept
+    in `skills/(performance)/`). Group folders sort a catalog; installers put every Skill flat."""
+    parts = target.split("/")
+    if len(parts) < 3 or parts[0] != ".." or ".." in parts[1:] or not (skill / "SKILL.md").is_file() or not (
+            skill.parent.name.startswith("(") and skill.parent.name.endswith(")")):
+        return None
+    found = [p for p in skill.parent.parent.glob(f"(*)/{glob.escape(parts[1])}") if (p / "SKILL.md").is_file()]
+    return (found[0] / "/".join(parts[2:])).resolve() if len(found) == 1 and found[0].joinpath(*parts[2:]).exists() \
+        else None
 
 
 def _build_links(parts: list[Piece | tuple[str, str, int]], lead: str, base: Path,
