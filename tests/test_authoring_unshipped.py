@@ -205,3 +205,16 @@ def test_a_placeholder_beside_a_glob_in_one_folder_name_reads_in_every_door(
     row = next(r for r in view.rows if [lk.target for lk in r.links] == ["checks.md"])
     edited = lint_edit(view, row, glob_line)
     assert (edited is not None and [f for f in edited if f.rule == "DANGLING"] == []) if shipped else edited is None
+
+
+def test_a_file_a_command_of_the_skill_writes_is_no_procedure(tmp_path: Path) -> None:
+    """`markitdown deck.pptx > deck-text.md`, then "Read `deck-text.md`" (anthropics' pptx Skill, copied
+    into two collections): the agent reads what its command printed, not a file the plugin ships."""
+    body = ("1. Extract the text:\n\n```bash\npython -m markitdown deck.pptx > deck-text.md\n"
+            "node scripts/prompt.mjs | tee -a scripts/layout-prompt.md\n```\n\n"
+            "2. Before choosing a layout, read `deck-text.md` and `scripts/layout-prompt.md`\n"
+            "3. Before restyling, read `styles.md`\n")
+    rejected: list[Rejected] = []
+    assert _links(body, _skill(tmp_path), rejected) == [["styles.md"]]
+    assert [r.why for r in rejected] == ["a file this Skill writes (\"Keep … at `y.md`\", a command's `> y.md`), "
+                                         "not a procedure"], [r.why for r in rejected]

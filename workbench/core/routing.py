@@ -671,7 +671,7 @@ def _why_unshipped(link: Link, row: Row, made: tuple[set[str], dict[str, str]], 
     section so far."""
     written, shown = made
     if link.target in written:
-        return "a file this Skill writes (\"Keep … at `y.md`\"), not a procedure"
+        return "a file this Skill writes (\"Keep … at `y.md`\", a command's `> y.md`), not a procedure"
     if link.target in shown:
         return f"a file named in a column headed {shown[link.target]}: an illustration, not a procedure"
     if _MAPPED.match(link.after):
@@ -684,6 +684,16 @@ def _why_unshipped(link: Link, row: Row, made: tuple[set[str], dict[str, str]], 
         return (f"a file of the user's project (`{link.target}`: \"if it exists\", \"the working directory\"), "
                 "not a procedure")
     return unshipped(link.target)
+
+
+_COMMAND_OUTPUT = re.compile(r"(?:(?<![-=<>])>>?|\btee(?:\s+-a)?|\s-o|--output[= ])\s*['\"]?([\w./{}$-]*[\w}]\.md)\b")
+"""A markdown file a command the text shows writes: `markitdown deck.pptx > deck.md`, `| tee log.md`,
+`pandoc -o notes.md` (in a code block or span, or in prose: the agent runs it and then has the file)."""
+
+
+def command_outputs(body: str) -> set[str]:
+    """The markdown files BODY's commands write (`_COMMAND_OUTPUT`), each as written."""
+    return {m.group(1) for m in _COMMAND_OUTPUT.finditer(body)}
 
 
 def _drop_unshipped(rows: list[Row], made: tuple[set[str], dict[str, str]], rejected: list[Rejected] | None, text: str,
@@ -834,7 +844,7 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
                         text=_source_line(text, first, 0), why="description: the Skill's front matter trigger"))
     showcase = ""
     nested: tuple[int, str] | None = None  # (depth, lead) of an item whose sub-items are a showcase list
-    written: set[str] = set()
+    written: set[str] = command_outputs(fm.body)
     shown: dict[str, str] = {}
     parents: list[tuple[int, str]] = []  # (depth, text) of the list items the current one is nested in
     for block in blocks(fm.body, offset=fm.offset):
