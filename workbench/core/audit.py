@@ -158,9 +158,10 @@ def measure(host: str, loaded: list[Loaded], *, token_cap: int, line_cap: int | 
     return measured, findings
 
 
-def by_plugin(items: list[Path], top: Path) -> dict[str, list[int]]:
-    """Indices of ITEMS grouped by the plugin (of TOP's marketplace) each belongs to ('' for TOP itself)."""
-    roots = plugin_roots(top)
+def by_plugin(items: list[Path], top: Path, roots: list[Path] | None = None) -> dict[str, list[int]]:
+    """Indices of ITEMS grouped by the plugin (of TOP's marketplace) each belongs to ('' for TOP itself);
+    ROOTS: TOP's `plugin_roots`, when the caller has them."""
+    roots = roots if roots is not None else plugin_roots(top)
     out: dict[str, list[int]] = {}
     for i, path in enumerate(items):
         root = own_root(path, roots)
@@ -205,6 +206,7 @@ def plugin_listings(ws: Workspace, rows: list[Row], *, context: dict[str, int] |
 def audit(ws: Workspace, rows: list[Row], tree: Tree | None = None) -> AuditReport:
     """Audit the workspace's plugin given its parsed ROWS (TREE: its walk, as `dangling` takes it)."""
     cfg = ws.config.audit
+    tree = tree if tree is not None else Tree(ws.plugin_dir)
     routing, extra = ws.routing_files(), ws.always_loaded_files()
     budgets: list[Budget] = []
     over: list[Finding] = []
@@ -212,7 +214,7 @@ def audit(ws: Workspace, rows: list[Row], tree: Tree | None = None) -> AuditRepo
     for host in hosts():
         loaded = session_load(ws.plugin_dir, host, routing=routing, extra=extra)
         starts += [item.path for item in loaded]
-        for plugin, index in by_plugin([item.path for item in loaded], ws.plugin_dir).items():
+        for plugin, index in by_plugin([item.path for item in loaded], ws.plugin_dir, tree.roots).items():
             measured, found = measure(host, [loaded[i] for i in index], token_cap=cfg.token_cap,
                                       line_cap=cfg.line_cap, char_cap=cfg.char_cap, plugin=plugin)
             budgets.append(measured)

@@ -359,8 +359,8 @@ def _across_groups(target: str, skill: Path) -> Path | None:
             skill.parent.name.startswith("(") and skill.parent.name.endswith(")")):
         return None
     found = [p for p in skill.parent.parent.glob(f"(*)/{glob.escape(parts[1])}") if (p / "SKILL.md").is_file()]
-    return (found[0] / "/".join(parts[2:])).resolve() if len(found) == 1 and found[0].joinpath(*parts[2:]).exists() \
-        else None
+    path = found[0].joinpath(*parts[2:]).resolve() if len(found) == 1 else None
+    return path if path is not None and path.exists() else None
 
 
 def _build_links(parts: list[Piece | tuple[str, str, int]], lead: str, base: Path,
