@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from workbench.core import markdown
 from workbench.core.markdown import Mention
 from workbench.core.reach import host_loaded, plugin_roots, resolve_mention
 
@@ -111,3 +112,16 @@ def test_a_link_with_a_placeholder_beside_a_glob_reaches_what_it_matches(tmp_pat
     done = workbench(tmp_path / "plug", "audit", "--json")
     assert done.returncode == 0, done.stderr
     assert [f for f in json.loads(done.stdout)["findings"] if f["rule"] == "UNINDEXED"] == []
+
+
+def test_a_drawn_file_tree_gives_each_path_below_its_root() -> None:
+    """Box-drawn trees (`├──`, `│`, comments after `#`) nest by how far right a name sits; ASCII `|--` too.
+    A fence of other text, or a tree with no root folder line, gives nothing."""
+    tree = ("```\nrun/\n├── STATE.md   # memory\n│   └── not-nested.md\n├── logs/\n│   ├── a.md\n│   └── deep/\n"
+            "│       └── b.md\n└── c.md\n\nsome words after the drawing\n```\n")
+    ascii_tree = "```\nout/\n|-- x.md\n`-- y/\n    `-- z.md\n```\n"
+    rootless = "```\n├── a.md\n└── b.md\n```\n"
+    assert markdown.drawn_trees(tree + ascii_tree + rootless + "```bash\nls\n```\n") == [
+        ("run/", frozenset({"run/STATE.md", "run/not-nested.md", "run/logs/", "run/logs/a.md", "run/logs/deep/",
+                            "run/logs/deep/b.md", "run/c.md"})),
+        ("out/", frozenset({"out/x.md", "out/y/", "out/y/z.md"}))]

@@ -218,3 +218,60 @@ def test_a_file_a_command_of_the_skill_writes_is_no_procedure(tmp_path: Path) ->
     assert _links(body, _skill(tmp_path), rejected) == [["styles.md"]]
     assert [r.why for r in rejected] == ["a file this Skill writes (\"Keep … at `y.md`\", a command's `> y.md`), "
                                          "not a procedure"], [r.why for r in rejected]
+
+
+_PROJECT_TREE = ("Keep the books in the user's repo:\n\n```text\n.books/\n├── LEDGER.md          # balances\n"
+                 "└── months/\n    ├── [month]/\n    │   └── close.md\n    └── index.md\n```\n\n")
+
+
+@pytest.mark.parametrize(("body", "shipped", "links"), [
+    (_PROJECT_TREE + "On resume, read `.books/LEDGER.md` first.\n"
+     "Before closing a month, read `.books/months/index.md`.\n", (), []),
+    # the same tree of the Skill's own folder: a missing file in it is a true DANGLING
+    ("```text\nguides/\n├── posting.md\n└── closing.md\n```\n\nBefore closing, read `guides/closing.md`.\n",
+     ("guides/posting.md",), [["guides/closing.md"]]),
+])
+def test_a_file_of_a_tree_the_skill_draws_of_the_users_project_is_no_procedure(
+        tmp_path: Path, body: str, shipped: tuple[str, ...], links: list[list[str]]) -> None:
+    """A Skill drawing the `.books/` folder it keeps in the user's repo, then "read `.books/LEDGER.md`":
+    the file is the project's, not one the plugin ships (tech-leads-club's `.specs/`, a catalog's
+    `blueprint/`). A tree of a folder beside the Skill is its own: what is missing there stays DANGLING."""
+    rejected: list[Rejected] = []
+    assert _links(body, _skill(tmp_path, files=shipped), rejected) == links
+    assert links or [r.why for r in rejected] == [
+        "a file of the `.books/` tree the Skill draws (a folder it does not ship: the user's project), "
+        "not a procedure"] * 2, [r.why for r in rejected]
+
+
+def test_files_a_later_sentence_says_may_be_absent_are_the_users_wherever_named(tmp_path: Path) -> None:
+    """"Inputs: … `plan.md` and `notes.md` (…). Required for X. When absent, report n/a" names the user's
+    files, and so does a later "`plan.md` sanctioned a behavior" in another section (tech-leads-club's
+    spec-driven-eval). A missing file named once as a route stays DANGLING."""
+    body = ("## Inputs\n\n1. **The working files** — `plan.md` and `notes.md` (the decisions so far). "
+            "Needed for the scope check. When absent, report the scope as n/a.\n\n"
+            "## Report\n\n- **Drift** — `plan.md` allowed a change the code lacks.\n"
+            "- Before posting, read `checks.md`.\n")
+    rejected: list[Rejected] = []
+    assert _links(body, _skill(tmp_path), rejected) == [["checks.md"]]
+    assert [r.why for r in rejected] == ["a file that may not exist (\"if it exists\"): the user's project file, "
+                                         "not a procedure"] * 2, [r.why for r in rejected]
+
+
+def test_a_drawn_project_tree_is_no_finding_in_the_cli_and_the_editor(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`audit` and the editor's lint judge the drawn tree alike: no DANGLING for the project's file, one
+    for a missing procedure beside it."""
+    skill = _skill(tmp_path, files=("checks.md",))
+    resume = "On resume, read `.books/LEDGER.md` first."
+    skill.write_text(HEAD + _PROJECT_TREE + resume + "\n\n- Before posting, read [checks](checks.md)\n"
+                     "- Before closing, read `closing.md`\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "."]) == 0
+    capsys.readouterr()
+    assert main(["audit", "--json"]) == 0
+    found = [f["message"] for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == "DANGLING"]
+    assert found == ["closing.md does not exist"], found
+    view = WorkspaceView.load(load_workspace(tmp_path))
+    row = next(r for r in view.rows if [lk.target for lk in r.links] == ["checks.md"])
+    edited = lint_edit(view, row, resume)
+    assert edited is None or [f for f in edited if f.rule == "DANGLING"] == [], edited

@@ -408,3 +408,48 @@ _INDEX_FILE = re.compile(r"[\w-][\w.-]*(?:/[\w.-]+)*\.md", re.IGNORECASE)
 def path_words(text: str) -> list[str]:
     """Every `*.md` path written anywhere in TEXT (a hook script, a manifest)."""
     return list(dict.fromkeys(m.group(1) for m in _PATH_WORD.finditer(text)))
+
+
+_TREE_ENTRY = re.compile(r"^(?P<lead>(?:[ \t│|]*(?:[├└]─+|[|`+]--+)[ \t]*)?)(?P<name>[^\s#│├└]+)")
+"""A line of a drawn file tree: the glyphs before its name (`│   ├── `, `|-- `) and the name itself."""
+_TREE_GLYPHS = ("├", "└", "|--", "`--")
+
+
+def drawn_trees(body: str) -> list[tuple[str, frozenset[str]]]:
+    """(root folder, paths below it) of each file tree BODY draws in a code block:
+
+        .specs/
+        ├── STATE.md
+        └── features/
+            └── spec.md
+
+    gives (".specs/", {".specs/STATE.md", ".specs/features/", ".specs/features/spec.md"}). A tree is a
+    fence with a branch line (`├──`, `└──`) whose first line names a folder (`x/`); deeper entries sit
+    further right than their folder's name (`|--` and `` `-- `` draw alike). A fence of anything else
+    gives nothing."""
+    out: list[tuple[str, frozenset[str]]] = []
+    if not any(glyph in body for glyph in _TREE_GLYPHS):
+        return out  # no drawing: no parse
+    for token in _PARSER.parse(body):
+        if token.type != "fence" or not any(glyph in token.content for glyph in _TREE_GLYPHS):
+            continue
+        lines = [line for line in token.content.split("\n") if line.strip()]
+        first = _TREE_ENTRY.match(lines[0]) if lines else None
+        if first is None or first.group("lead") or not first.group("name").endswith("/"):
+            continue
+        root = first.group("name")
+        stack: list[tuple[int, str]] = [(0, root)]
+        paths: set[str] = set()
+        for line in lines[1:]:
+            entry = _TREE_ENTRY.match(line)
+            if entry is None or not entry.group("lead"):
+                break  # the drawing ended: what follows is other text in the same fence
+            column = len(entry.group("lead"))
+            while len(stack) > 1 and stack[-1][0] >= column:
+                stack.pop()
+            path = stack[-1][1] + entry.group("name")
+            paths.add(path)
+            if path.endswith("/"):
+                stack.append((column, path))
+        out.append((root, frozenset(paths)))
+    return out

@@ -36,6 +36,7 @@ from workbench.core.markdown import (
     Block,
     Piece,
     blocks,
+    drawn_trees,
     folders_in_words,
     front_matter,
     front_matter_lenient,
@@ -90,9 +91,11 @@ _LOCATION = re.compile(r"^\W*(?:(?:file |settings |config )?(?:location|path|nam
 _MAYBE = re.compile(r"\b(?:if|where|when) (?:it|they|one|the file|such a file) (?:exists?|is present|are present|"
                     r"(?:does not|doesn't|do not|don't) exist)\b|"
                     r"\bif (?:present|any)\b", re.IGNORECASE)
-_MAYBE_NEXT = re.compile(r"^\W*if (?:it|they|the files?) (?:exists?|(?:does not|doesn't|do not|don't) exist)\b",
+_MAYBE_NEXT = re.compile(r"^\W*(?:if (?:it|they|the files?) (?:exists?|(?:does not|doesn't|do not|don't) exist)|"
+                         r"(?:if|when) (?:(?:it is|they are|either is|both are) )?(?:absent|missing)\b)\b",
                          re.IGNORECASE)
-"""A sentence that says the files just named may be missing ("If they don't exist, suggest /start")."""
+"""A sentence that says the files just named may be missing ("If they don't exist, suggest /start",
+"When absent, report n/a")."""
 _MAYBE_WHY = "a file that may not exist (\"if it exists\"): the user's project file, not a procedure"
 _COMMAND_ONLY = re.compile(r"^\W*`?/[\w:-]+`?\W*$")
 _ASIDE = re.compile(r"\(\s*(?:see|cf\.?)(?:\s+also)?\s*$", re.IGNORECASE)
@@ -665,15 +668,31 @@ def _named_folder_file(target: str, folders: set[str], file: Path) -> tuple[Path
     return found.pop() if len(found) == 1 else None
 
 
-def _why_unshipped(link: Link, row: Row, made: tuple[set[str], dict[str, str]], context: str) -> str:
-    """Why ROW's missing LINK is no procedure ('' when it is a DANGLING one); MADE holds the files the
-    text writes and those it shows in an Example or Suggested column (with its heading); CONTEXT is its
-    section so far."""
-    written, shown = made
-    if link.target in written:
+@dataclass
+class _Made:
+    """What a Skill's text says of files it does not ship: the files it writes, those it shows in an
+    Example or Suggested column (with the heading), and those in a tree it draws of another folder."""
+
+    written: set[str]
+    shown: dict[str, str]
+    drawn: dict[str, str]
+    """Path -> the root folder of the drawn tree it is in."""
+    maybe: set[str]
+    """Files a sentence of the Skill says may not exist ("if it exists", "When absent, …")."""
+
+
+def _why_unshipped(link: Link, row: Row, made: _Made, context: str) -> str:
+    """Why ROW's missing LINK is no procedure ('' when it is a DANGLING one); MADE is what the Skill's
+    text says of the files it does not ship; CONTEXT is the link's section so far."""
+    if link.target in made.written:
         return "a file this Skill writes (\"Keep … at `y.md`\", a command's `> y.md`), not a procedure"
-    if link.target in shown:
-        return f"a file named in a column headed {shown[link.target]}: an illustration, not a procedure"
+    if link.target in made.shown:
+        return f"a file named in a column headed {made.shown[link.target]}: an illustration, not a procedure"
+    if link.target in made.maybe:
+        return _MAYBE_WHY
+    if (root := made.drawn.get(link.target.removeprefix("./"))) is not None:
+        return (f"a file of the `{root}` tree the Skill draws (a folder it does not ship: the user's project), "
+                "not a procedure")
     if _MAPPED.match(link.after):
         return "a file mapped to a name (\"`0042-x.md` → `ID-0042`\"), not when to read it"
     if link.target.removeprefix("./") == "SKILL.md" and link.label == link.target:
@@ -686,6 +705,14 @@ def _why_unshipped(link: Link, row: Row, made: tuple[set[str], dict[str, str]], 
     return unshipped(link.target)
 
 
+def _drawn_elsewhere(body: str, folder: Path) -> dict[str, str]:
+    """Path -> root of each file a tree drawn in BODY holds (`markdown.drawn_trees`), for trees whose root
+    is no folder beside the Skill in FOLDER, nor the Skill's own folder: the layout of a folder the
+    Skill makes or reads in the user's project (`.specs/`, `blueprint/`), not its own files."""
+    return {path: root for root, paths in drawn_trees(body)
+            if root.rstrip("/") != folder.name and not (folder / root).is_dir() for path in paths}
+
+
 _COMMAND_OUTPUT = re.compile(r"(?:(?<![-=<>])>>?|\btee(?:\s+-a)?|\s-o|--output[= ])\s*['\"]?([\w./{}$-]*[\w}]\.md)\b")
 """A markdown file a command the text shows writes: `markitdown deck.pptx > deck.md`, `| tee log.md`,
 `pandoc -o notes.md` (in a code block or span, or in prose: the agent runs it and then has the file)."""
@@ -696,7 +723,7 @@ def command_outputs(body: str) -> set[str]:
     return {m.group(1) for m in _COMMAND_OUTPUT.finditer(body)}
 
 
-def _drop_unshipped(rows: list[Row], made: tuple[set[str], dict[str, str]], rejected: list[Rejected] | None, text: str,
+def _drop_unshipped(rows: list[Row], made: _Made, rejected: list[Rejected] | None, text: str,
                     file: Path, plugin: Path | None) -> list[Row]:
     """ROWS whose missing links are resolved in another Skill the text names, or left out when they name
     no procedure (a file the Skill writes, a template, the user's project file: `linkfiles.unshipped`)."""
@@ -845,6 +872,8 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
     showcase = ""
     nested: tuple[int, str] | None = None  # (depth, lead) of an item whose sub-items are a showcase list
     written: set[str] = command_outputs(fm.body)
+    maybe: set[str] = set()
+    """What a sentence says may not exist: the same file is the user's wherever else the Skill names it."""
     shown: dict[str, str] = {}
     parents: list[tuple[int, str]] = []  # (depth, text) of the list items the current one is nested in
     for block in blocks(fm.body, offset=fm.offset):
@@ -875,8 +904,10 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
         for index, sentence in enumerate(sentences):
             sentence, previous = _that_file(sentence, previous), sentence
             found, why_not = _sentence_row(sentence, block, file, name, plugin, as_map=not is_skill)
-            if found is not None and index + 1 < len(sentences) and _MAYBE_NEXT.match(_text(sentences[index + 1])):
+            if found is not None and any(_MAYBE_NEXT.match(_text(later)) for later in sentences[index + 1:]):
                 found, why_not = None, _MAYBE_WHY
+            if found is None and why_not == _MAYBE_WHY:
+                maybe |= {p.href or p.text for p in sentence if p.kind != "text"}
             if found is not None and context:
                 found, why_not = None, context
             if found is not None and not found.trigger:
@@ -892,7 +923,8 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
         if block.kind == "item" and nested is None and not _PICK_READ.search(item_text) and (
                 _SHOWCASE.search(item_text) or _EXAMPLE_LEAD.match(item_text)):
             nested = (block.depth, item_text)
-    rows = _drop_unshipped(rows, (written, shown), rejected, text, file, plugin)
+    rows = _drop_unshipped(rows, _Made(written, shown, _drawn_elsewhere(fm.body, file.parent), maybe), rejected, text,
+                           file, plugin)
     space = plugin_namespace(file, plugin)
     return sorted((replace(r, plugin=space) for r in rows), key=lambda r: r.line)
 
