@@ -120,8 +120,10 @@ def test_a_drawn_file_tree_gives_each_path_below_its_root() -> None:
     tree = ("```\nrun/\n├── STATE.md   # memory\n│   └── not-nested.md\n├── logs/\n│   ├── a.md\n│   └── deep/\n"
             "│       └── b.md\n└── c.md\n\nsome words after the drawing\n```\n")
     ascii_tree = "```\nout/\n|-- x.md\n`-- y/\n    `-- z.md\n```\n"
+    plus_tree = "```\nstate/\n+-- NOW.md   # read every turn\n+-- queue/\n|   +-- next.json\n+-- w.md\n```\n"
     rootless = "```\n├── a.md\n└── b.md\n```\n"
-    assert markdown.drawn_trees(tree + ascii_tree + rootless + "```bash\nls\n```\n") == [
+    assert markdown.drawn_trees(tree + ascii_tree + plus_tree + rootless + "```bash\nls\n```\n") == [
         ("run/", frozenset({"run/STATE.md", "run/not-nested.md", "run/logs/", "run/logs/a.md", "run/logs/deep/",
                             "run/logs/deep/b.md", "run/c.md"})),
-        ("out/", frozenset({"out/x.md", "out/y/", "out/y/z.md"}))]
+        ("out/", frozenset({"out/x.md", "out/y/", "out/y/z.md"})),
+        ("state/", frozenset({"state/NOW.md", "state/queue/", "state/queue/next.json", "state/w.md"}))]

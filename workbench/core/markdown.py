@@ -412,7 +412,7 @@ def path_words(text: str) -> list[str]:
 
 _TREE_ENTRY = re.compile(r"^(?P<lead>(?:[ \t│|]*(?:[├└]─+|[|`+]--+)[ \t]*)?)(?P<name>[^\s#│├└]+)")
 """A line of a drawn file tree: the glyphs before its name (`│   ├── `, `|-- `) and the name itself."""
-_TREE_GLYPHS = ("├", "└", "|--", "`--")
+_TREE_GLYPHS = ("├", "└", "|--", "`--", "+--")
 
 
 def drawn_trees(body: str) -> list[tuple[str, frozenset[str]]]:
@@ -425,7 +425,7 @@ def drawn_trees(body: str) -> list[tuple[str, frozenset[str]]]:
 
     gives (".specs/", {".specs/STATE.md", ".specs/features/", ".specs/features/spec.md"}). A tree is a
     fence with a branch line (`├──`, `└──`) whose first line names a folder (`x/`); deeper entries sit
-    further right than their folder's name (`|--` and `` `-- `` draw alike). A fence of anything else
+    further right than their folder's name (`|--`, `` `-- `` and `+--` draw alike). A fence of anything else
     gives nothing."""
     out: list[tuple[str, frozenset[str]]] = []
     if not any(glyph in body for glyph in _TREE_GLYPHS):
