@@ -183,3 +183,33 @@ def test_the_editor_walks_the_workspace_once_per_read_not_once_per_keystroke(
     found = lint_edit(view, row, "- Before scoring a model, read [schema](../old-metrics/references/schema.md)")
     assert found is not None and [f.message for f in found if f.rule == "DANGLING"] == [
         "../old-metrics/references/schema.md does not exist"], "two files end alike now: no path is offered"
+
+
+def test_one_audit_searches_for_the_plugins_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Finding the plugins of a marketplace is a search of every folder for manifests (about 1 s on one of
+    17,000 files): the DANGLING hints, the per-host budgets and the UNINDEXED reach of one audit share one
+    search, with the findings of an audit that searches for each."""
+    import workbench.core.audit as audit_module
+    import workbench.core.reach as reach
+    from workbench.core.routing import read_files
+    from workbench.core.workspace import load_workspace
+
+    skill = _plugin(tmp_path, "- Before scoring, read [schema](references/schema.md)\n")
+    _write_skill(skill.parent, skill.read_text().split("---\n", 2)[2], ("references/schema.md", "references/orphan.md"))
+    cli = _findings(tmp_path / "plug", monkeypatch, capsys, "UNINDEXED")
+    assert cli == ["orphan.md is reached from nothing a host loads (no row, Skill, command, agent or procedure "
+                   "names it)"], cli
+    searches: list[Path] = []
+    real = reach.plugin_roots
+
+    def counted(top: Path) -> list[Path]:
+        searches.append(top)
+        return real(top)
+
+    monkeypatch.setattr(reach, "plugin_roots", counted)
+    monkeypatch.setattr(audit_module, "plugin_roots", counted)
+    ws = load_workspace(tmp_path / "plug")
+    report = audit_module.audit(ws, read_files(ws.routing_files(), plugin=ws.plugin_dir)[0])
+    assert [f.message for f in report.findings if f.rule == "UNINDEXED"] == cli
+    assert len(searches) == 1, searches

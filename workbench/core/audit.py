@@ -109,16 +109,18 @@ def empty_globs(ws: Workspace) -> list[Finding]:
 
 
 def unindexed(rows: list[Row], procedures: list[Path], *, plugin: Path | None = None,
-              starts: list[Path] | None = None) -> list[Finding]:
+              starts: list[Path] | None = None, roots: list[Path] | None = None) -> list[Finding]:
     """A finding per procedure file that no row links and nothing reaches (`core.reach`) from what the
-    hosts load from PLUGIN, the routing files and STARTS (session-start files); routing files excluded."""
+    hosts load from PLUGIN, the routing files and STARTS (session-start files); routing files excluded.
+    ROOTS: PLUGIN's `plugin_roots`, when the caller has them."""
     linked = {link.path.resolve() for row in rows for link in row.links}
     sources = {row.file.resolve() for row in rows if row.file is not None}
     hints: dict[Path, str] = {}
     if plugin is not None:
-        loaded = host_starts(plugin)
+        roots = roots if roots is not None else plugin_roots(plugin)
+        loaded = host_starts(plugin, roots)
         reached, hints = reachable([*sources, *(starts or []), *loaded, *(p for p in linked if p.is_file())],
-                                   plugin)
+                                   plugin, roots)
         linked |= reached | set(loaded)
     out: list[Finding] = []
     words: dict[Path, dict[str, str]] = {}
@@ -221,6 +223,7 @@ def audit(ws: Workspace, rows: list[Row], tree: Tree | None = None) -> AuditRepo
             over += found
     listings, not_offered = plugin_listings(ws, rows)
     over += not_offered
-    orphans = unindexed(rows, ws.procedure_files(), plugin=ws.plugin_dir, starts=list(dict.fromkeys(starts)))
+    orphans = unindexed(rows, ws.procedure_files(), plugin=ws.plugin_dir, starts=list(dict.fromkeys(starts)),
+                        roots=tree.roots)
     return AuditReport(empty_globs(ws) + dangling(rows, ws.plugin_dir, tree) + orphans + over,
                        max(budgets, key=lambda b: b.tokens) if budgets else None, budgets, listings)

@@ -213,10 +213,11 @@ def case_twin(mention: Mention, file: Path, root: Path) -> Path | None:
     return None
 
 
-def reachable(starts: list[Path], top: Path) -> tuple[set[Path], dict[Path, str]]:
+def reachable(starts: list[Path], top: Path, roots: list[Path] | None = None) -> tuple[set[Path], dict[Path, str]]:
     """Every markdown file reached from STARTS (see the module docstring), and for files not reached
-    but named in a way that misses, how (file -> "mentioned only as FORMS.md in SKILL.md (case …)")."""
-    roots = plugin_roots(top)
+    but named in a way that misses, how (file -> "mentioned only as FORMS.md in SKILL.md (case …)").
+    ROOTS: TOP's `plugin_roots`, when the caller has them."""
+    roots = roots if roots is not None else plugin_roots(top)
     seen: set[Path] = set()
     hints: dict[Path, str] = {}
     todo = [p.resolve() for p in starts]
@@ -244,6 +245,8 @@ def reachable(starts: list[Path], top: Path) -> tuple[set[Path], dict[Path, str]
     return seen, hints
 
 
-def host_starts(top: Path) -> list[Path]:
-    """What the hosts load from every plugin of the workspace TOP (`host_loaded` per plugin root)."""
-    return list(dict.fromkeys(p for root in plugin_roots(top) for p in host_loaded(root)))
+def host_starts(top: Path, roots: list[Path] | None = None) -> list[Path]:
+    """What the hosts load from every plugin of the workspace TOP (`host_loaded` per plugin root; ROOTS:
+    TOP's `plugin_roots`, when the caller has them)."""
+    return list(dict.fromkeys(p for root in (roots if roots is not None else plugin_roots(top))
+                              for p in host_loaded(root)))
