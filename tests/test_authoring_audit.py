@@ -231,3 +231,24 @@ def test_init_reads_a_marketplace_entrys_skills_from_its_own_source_and_skips_od
     assert "the 3 named in .claude-plugin/marketplace.json" in capsys.readouterr().err
     assert load_workspace(root).config.plugin.routing == [
         "plugins/a/skills/x/SKILL.md", "plugins/c/skills/z/SKILL.md", "skills/b/SKILL.md"]
+
+
+@pytest.mark.parametrize(("text", "stub"), [
+    ("../../references/patterns/x.md", "../../references/patterns/x.md"),
+    ("../shared/x.md\n", "../shared/x.md"),
+    ("references/x.md", "references/x.md"),
+    ("# x\n\nSee ../shared/x.md\n", None),
+    ("../shared/x.md\n../shared/y.md\n", None),
+    ("x.md", None),
+    ("https://example.com/x.md", None),
+    ("", None),
+])
+def test_a_file_that_holds_only_a_path_is_a_symlink_stub(tmp_path: Path, text: str, stub: str | None) -> None:
+    """What git writes for a symlink when `core.symlinks` is off: the target path and nothing else (no
+    newline). Any prose, a second line, a bare name or a URL is a file of its own."""
+    from workbench.core.linkfiles import symlink_stub
+
+    (tmp_path / "f.md").write_text(text)
+    assert symlink_stub(tmp_path / "f.md") == stub
+    (tmp_path / "real.md").symlink_to("f.md")
+    assert symlink_stub(tmp_path / "real.md") is None, "a real symlink is read through"

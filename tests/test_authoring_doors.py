@@ -4,7 +4,8 @@ written in our own words with every link shape the marketplaces taught us: a lin
 plugin (UNSHIPPED), a missing file (DANGLING), a Suggested Path column, a folder named in words, a
 reference file named only by its stem, a bare SKILL.md in a contributor guide, a bare name a sibling
 Skill named in the text keeps in its `references/`, a rule kept outside every plugin, named bare, a
-compressed docs index (`|root: ./forms|state:{a.md,b.md}|`) and a `**/…/<Letter>.md` template."""
+compressed docs index (`|root: ./forms|state:{a.md,b.md}|`), a `**/…/<Letter>.md` template, and symlinks git
+stored as text files (a linked one, an unlinked one, one naming nothing) beside a real symlink."""
 
 from __future__ import annotations
 
@@ -61,6 +62,13 @@ def _market(root: Path) -> None:
     (root / ".claude/rules").mkdir(parents=True)
     (root / ".claude/rules/rounding.md").write_text("# rounding\n")
     (root / "books/AGENTS.md").write_text("# Contributing\n\n- **`SKILL.md`**: always uppercase\n")
+    (root / "books/shared").mkdir()
+    (root / "books/shared/accruals.md").write_text("# accruals, shared by the Skills\n")
+    (ledger / "references/accruals.md").write_text("../../../shared/accruals.md")
+    (ledger / "references/old-accruals.md").write_text("../../../shared/old-accruals.md\n")
+    (trail / "references/accruals.md").symlink_to("../../../shared/accruals.md")
+    with (ledger / "SKILL.md").open("a") as skill:
+        skill.write("- Before accruing, read `references/accruals.md`\n")
 
 
 def test_the_cli_and_the_tui_view_read_the_same_rows_and_findings(
@@ -83,7 +91,7 @@ def test_the_cli_and_the_tui_view_read_the_same_rows_and_findings(
     assert tui == cli
 
     ledger = (tmp_path / "books/skills/ledger").resolve()
-    by_rule = {(f[0], f[2]) for f in cli if f[0] in ("DANGLING", "UNSHIPPED", "UNINDEXED")}
+    by_rule = {(f[0], f[2]) for f in cli if f[0] in ("DANGLING", "UNSHIPPED", "UNINDEXED", "STUB")}
     assert by_rule == {
         ("DANGLING", "voiding.md does not exist"),
         ("DANGLING", "rounding.md does not exist (the workspace has it at .claude/rules/rounding.md, outside the "
@@ -93,7 +101,11 @@ def test_the_cli_and_the_tui_view_read_the_same_rows_and_findings(
         ("UNINDEXED", 'evolution-log.md is named only as "Evolution-log" in SKILL.md, with no path: the agent '
                       "has to search for it (write its path)"),
         ("UNINDEXED", "archive.md is reached from nothing a host loads (no row, Skill, command, agent or procedure "
-                      "names it)")}
+                      "names it)"),
+        ("STUB", "references/accruals.md holds only the path `../../../shared/accruals.md`: a symlink stored as "
+                 "text, so a host reads the path, not the procedure (restore the symlink, or copy the file it names)"),
+        ("STUB", "old-accruals.md holds only the path `../../../shared/old-accruals.md`: a symlink stored as text, "
+                 "so a host reads the path, not the procedure (and that path names no file either)")}
     links = {lk.target: lk.path for r in view.rows for lk in r.links}
     assert links["posting.md"] == ledger / "references/posting.md"
     assert links["closing.md"] == ledger / "references/closing.md"

@@ -9,6 +9,8 @@ user installs plugins, not marketplaces), the text it loads at session start (`s
 front matter, instruction files, hook-injected files; lines, characters, estimated tokens at ~4
 characters a token) against the workspace's caps, filed on the file whose text crosses the cap.
 NOT-OFFERED: per plugin and per modelled host (`core.listing`), a row the host would not show.
+STUB: a linked or procedure file that holds only a path (`../../references/x.md`): a symlink git stored
+as text, which a host reads as that path (`linkfiles.symlink_stub`); such a file is never UNINDEXED too.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.core.linkfiles import is_project_file, link_exists
+from workbench.core.linkfiles import is_project_file, link_exists, stub_note, symlink_stub
 from workbench.core.lint import Finding
 from workbench.core.listing import LIMITS, Entry, Listing, listed_name, listing, not_offered_reason
 from workbench.core.misses import Tree, hint
@@ -25,7 +27,7 @@ from workbench.core.routing import Row
 from workbench.core.session_load import Loaded, hosts, session_load
 from workbench.core.workspace import Workspace
 
-BROKEN_LINK_RULES = ("DANGLING", "UNSHIPPED")
+BROKEN_LINK_RULES = ("DANGLING", "UNSHIPPED", "STUB")
 """The rules of a link that reaches no file once the plugin is installed: the editor asks before it runs
 or saves such a wording."""
 CHARS_PER_TOKEN = 4
@@ -86,6 +88,10 @@ def dangling(rows: list[Row], plugin: Path | None = None, tree: Tree | None = No
         own = own_root(row.file, roots) if roots and row.file is not None else None
         for target, path in dict.fromkeys((lk.target, lk.path) for lk in row.links):
             if link_exists(target, path):
+                stub = symlink_stub(path)
+                if stub is not None:
+                    out.append(Finding("STUB", "error", f"{target} {stub_note(path, stub)}", row.file, row.line, row.id))
+                    continue
                 if own is None or own in path.parents or is_project_file(target):
                     continue
                 out.append(Finding("UNSHIPPED", "error", f"{target} is outside the plugin {own.name}: an installed "
@@ -116,17 +122,24 @@ def unindexed(rows: list[Row], procedures: list[Path], *, plugin: Path | None = 
     linked = {link.path.resolve() for row in rows for link in row.links}
     sources = {row.file.resolve() for row in rows if row.file is not None}
     hints: dict[Path, str] = {}
+    reached: set[Path] = set()
     if plugin is not None:
         roots = roots if roots is not None else plugin_roots(plugin)
         loaded = host_starts(plugin, roots)
         reached, hints = reachable([*sources, *(starts or []), *loaded, *(p for p in linked if p.is_file())],
                                    plugin, roots)
-        linked |= reached | set(loaded)
+        reached |= set(loaded)
     out: list[Finding] = []
     words: dict[Path, dict[str, str]] = {}
     for p in procedures:
         if p.resolve() in linked or p.resolve() in sources or p.name == "SKILL.md":
             continue  # a SKILL.md is a Skill the host lists, not a procedure a row must link
+        stub = symlink_stub(p)
+        if stub is not None:  # reached or not: what it holds is a path
+            out.append(Finding("STUB", "error", f"{p.name} {stub_note(p, stub)}", p, None))
+            continue
+        if p.resolve() in reached:
+            continue
         stem = named_by_stem(p.resolve(), plugin.resolve(), words) if plugin is not None else None
         why = hints.get(p.resolve()) or (
             f"named only as \"{stem}\" in SKILL.md, with no path: the agent has to search for it (write its path)"

@@ -87,6 +87,32 @@ def glob_pattern(templated: str) -> str:
 _STARS = re.compile(r"\*{2,}")
 
 
+_STUB = re.compile(r"(?:\.{1,2}/)*[\w.@+-]+(?:/[\w.@+-]+)+\n?")
+STUB_BYTES = 512
+"""Longest file read as a possible symlink stub: a path, never a procedure."""
+
+
+def symlink_stub(path: Path) -> str | None:
+    """The path a file holds when that path is all it holds (`../../references/x.md`): a symlink git
+    stored as a text file (committed or checked out with `core.symlinks` off). A host reads the path,
+    not the procedure it names. None for any other file, or one that cannot be read."""
+    try:
+        if not path.is_file() or path.is_symlink() or path.stat().st_size > STUB_BYTES:
+            return None
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text.strip() if _STUB.fullmatch(text) else None
+
+
+def stub_note(path: Path, target: str) -> str:
+    """Why the stub at PATH holding TARGET is no procedure, and what to do about it."""
+    named = (path.parent / target)
+    fix = ("restore the symlink, or copy the file it names" if named.is_file()
+           else "and that path names no file either")
+    return f"holds only the path `{target}`: a symlink stored as text, so a host reads the path, not the procedure ({fix})"
+
+
 def is_project_file(target: str) -> bool:
     """TARGET is a bare project-file name (`CLAUDE.md`, `./README.md`): the user's file, never the plugin's."""
     parts = target.split("#")[0].split("/")
