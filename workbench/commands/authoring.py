@@ -40,7 +40,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--rules", action="store_true", help="print the rules with their evidence and exit")
     p.add_argument("--explain", metavar="RULE", help="what RULE checks, its evidence and examples")
     p.set_defaults(handler=run_lint)
-    p = sub.add_parser("audit", help="DANGLING, UNSHIPPED and STUB links, UNINDEXED procedures, per-host session-start budget")
+    p = sub.add_parser("audit", help="DANGLING, UNSHIPPED and STUB links, UNINDEXED procedures, per-host "
+                                     "session-start budget")
     p.add_argument("--json", action="store_true")
     p.add_argument("--strict", action="store_true", help="exit 1 when there are findings")
     p.set_defaults(handler=run_audit)
