@@ -1,6 +1,6 @@
 """Pilot on the REAL sim host: `ctrl+z` on Rows asks before it drops a draft, `c` asks before it runs
-a draft with a DANGLING or UNSHIPPED link, an invalid (cancelled) run shows INVALID and its reason with no verdict
-and no READ mark, and a saved draft is no longer called unsaved on the Canary's context line."""
+a draft with a DANGLING, UNSHIPPED or STUB link, an invalid (cancelled) run shows INVALID and its reason
+with no verdict and no READ mark, and a saved draft is no longer called unsaved on the Canary's context line."""
 
 from __future__ import annotations
 
@@ -74,6 +74,20 @@ async def test_c_asks_before_running_a_dangling_draft(tmp_path: Path) -> None:
         screen = await edit_row(pilot, app, "workflows/docs.md", "workflows/no-such.md")
         assert "DANGLING" in str(screen.query_one("#findings", Static).render())
         await canary_refused(pilot, app, screen, "does not exist")
+
+
+@run_async
+async def test_c_asks_before_running_a_draft_whose_link_is_a_symlink_stored_as_text(tmp_path: Path) -> None:
+    """The draft links a file that holds only a path (a symlink git stored as text): the editor shows
+    STUB, as `audit` does, and `c` asks before it runs the draft."""
+    ws = make_workspace(tmp_path)
+    (ws.plugin_dir / "skills/ops/workflows/shared-docs.md").write_text("../../../shared/docs.md")
+    app = make_app(ws)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = await edit_row(pilot, app, "workflows/docs.md", "workflows/shared-docs.md")
+        assert "STUB" in str(screen.query_one("#findings", Static).render())
+        await canary_refused(pilot, app, screen, "holds only the path")
 
 
 @run_async

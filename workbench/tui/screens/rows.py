@@ -401,7 +401,7 @@ class RowsScreen(ActsNow, ForwardsWorkerErrors, Screen[None]):
                                         message.text, same="no change: the arm's wording is the baseline's"))
 
     def broken_links(self, row_id: str) -> list[Finding]:
-        """ROW_ID's findings of a link that reaches no file once installed (DANGLING, UNSHIPPED)."""
+        """ROW_ID's findings of a link that reaches no procedure once installed (DANGLING, UNSHIPPED, STUB)."""
         return [f for f in self.findings.get(row_id) or [] if f.rule in BROKEN_LINK_RULES]
 
     def action_edit(self) -> None:
