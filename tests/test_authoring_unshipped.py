@@ -89,6 +89,7 @@ def test_files_listed_under_a_generate_heading_are_outputs(tmp_path: Path) -> No
     "1. Take the number from the file name: `0042-rent.md` → `ENTRY-0042`\n",
     "- `skills/post-entry/SKILL.md` → `post:` prefix\n",
     "| open / missing | The spec whose `ref` matches (e.g. `R-1.2` → `docs/specs/SPEC-001.md`) |\n",
+    "- Example: `march.csv` → `march_ledger_report.md`\n",
 ])
 def test_a_file_named_only_as_an_example_or_mapped_to_a_name_is_no_link(tmp_path: Path, body: str) -> None:
     table = "| state | where |\n|---|---|\n" if body.startswith("|") else ""

@@ -102,7 +102,9 @@ _ASIDE = re.compile(r"\(\s*(?:see|cf\.?)(?:\s+also)?\s*$", re.IGNORECASE)
 _EXAMPLE_ASIDE = re.compile(r"\(\s*(?:e\.g\.|for example|for instance)[^()]*$", re.IGNORECASE)
 """An open "(e.g. …" before a link: the file is an example ("(e.g. `R-1` → `specs/S-1.md`)"), not a route."""
 _READ_LEAD = re.compile(r"^\W*(?:read|load|open|consult)\b[^.]*:\s*$", re.IGNORECASE)
-_EXAMPLE_LEAD = re.compile(r"^[\W_]*(?:examples?|samples?|e\.g\.|for example|for instance)[\W_]*$", re.IGNORECASE)
+_EXAMPLE_LEAD = re.compile(r"^[\W_]*(?:examples?|samples?|e\.g\.|for example|for instance)(?:[\W_]*|\s*:.*(?:→|->|=>)\s*)$",
+                           re.IGNORECASE)
+"""A lead that makes what follows an example: "Examples:", or "Example: `march.csv` → " (the file a name maps to)."""
 _OUTPUT = re.compile(r"\b(?:save[sd]?|writes?|written|output|store[sd]?|create[sd]?|generate[sd]?|keeps?|kept)\b[^.;]*"
                      r"\b(?:to|into|at|as)\b[\s:*]*$", re.IGNORECASE)
 _MAKE_BEFORE = re.compile(r"\b(?:create|write|generate|produce)\s+(?:(?:a|an|the|new)\s+)?$|"
