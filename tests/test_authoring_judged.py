@@ -583,3 +583,41 @@ def test_a_sibling_skill_link_from_a_group_folder_finds_the_skill_in_another_gro
     rows = parse_text((skills / "(filing)/returns/SKILL.md").read_text(), skills / "(filing)/returns/SKILL.md",
                       plugin=tmp_path / "plug")
     assert [lk.path for r in rows for lk in r.links][0] == (skills / "(calendar)/deadlines/SKILL.md").resolve()
+
+
+def test_files_under_templated_folders_are_reached(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """"read `references/forms/<Form>/<closest-year>/fields/<Field>.md`" and "the notes in
+    `references/forms/<Form>/<closest-year>/notes/`": each placeholder folder stands for any folder, so
+    every form's field and note pages are reached (UiPath/skills' activity docs per package and version:
+    175 files judged reached). The same template after "Save to" names a file the agent makes."""
+    skill = _skill(tmp_path, "- Before filling a field, read `references/forms/<Form>/<closest-year>/fields/<Field>.md`\n"
+                             "- Coded forms: the notes in `references/forms/<Form>/<closest-year>/notes/`\n"
+                             "- Save the draft to `drafts/<Form>/<year>/<Field>.md`\n")
+    for name in ("forms/W-2/2024/fields/wages.md", "forms/W-2/2025/fields/tips.md", "forms/1099/2025/notes/api.md",
+                 "forms/1099/2025/overview.md", "drafts/W-2/2025/wages.md"):
+        (skill.parent / "references" / name).parent.mkdir(parents=True, exist_ok=True)
+        (skill.parent / "references" / name).write_text(f"# {name}\n")
+    assert sorted(Path(f).name for f in _audit_files(tmp_path, monkeypatch, capsys, "UNINDEXED")) == [
+        "overview.md", "wages.md"]
+
+
+def test_paths_written_from_the_folder_a_link_label_leaves_out_resolve_there(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A routing table whose links read `[payroll/setup.md](references/payroll/setup.md)` writes its other
+    paths from `references/` too (`payroll/run.md`); a path shortened to the tail of a link the Skill
+    gives in full elsewhere is that file (UiPath/skills: 21 of 22 false DANGLING on its agents and
+    governance Skills). A path found under neither stays DANGLING."""
+    skill = _skill(tmp_path, "| Task | Read first | Then |\n|---|---|---|\n"
+                             "| Set up payroll | [payroll/setup.md](references/payroll/setup.md) | `payroll/run.md` |\n"
+                             "| Close the year | [payroll/setup.md](references/payroll/setup.md) | `payroll/close.md` |\n\n"
+                             "Before a partial refund, read `partial/refund.md`.\n\n"
+                             "## Index\n\n- [refunds](./references/tax/partial/refund.md)\n")
+    for name in ("payroll/setup.md", "payroll/run.md", "tax/partial/refund.md"):
+        (skill.parent / "references" / name).parent.mkdir(parents=True, exist_ok=True)
+        (skill.parent / "references" / name).write_text(f"# {name}\n")
+    assert _audit(tmp_path, monkeypatch, capsys) == ["payroll/close.md does not exist"]
+    rows = parse_text(skill.read_text(), skill, plugin=tmp_path / "plug")
+    paths = {lk.target: lk.path for r in rows for lk in r.links}
+    assert paths["payroll/run.md"] == (skill.parent / "references/payroll/run.md").resolve()
+    assert paths["partial/refund.md"] == (skill.parent / "references/tax/partial/refund.md").resolve()

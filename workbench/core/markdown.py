@@ -266,9 +266,13 @@ def _scan(body: str, offset: int, section: str) -> list[Block]:
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 _PATH_WORD = re.compile(r"(?<![\w/.@$-])@?((?:\$\{?\w+\}?/|\.{0,2}/)?(?:[\w{}.-]+/)*[\w{}-][\w{}.-]*\.md)(?![\w/-])",
                         re.IGNORECASE)
-_CODE_TEMPLATE = re.compile(r"^((?:(?:\*\*|[\w{}.-]+)/)*(?:[\w{}.-]|<[\w-]+>)*<[\w-]+>(?:[\w{}.-]|<[\w-]+>)*\.md)$")
-"""A code span naming a templated path with an `<angle>` part (`references/sources/<type>.md`); after
-"save to" / "written to" it names a file the agent makes, which reaches nothing."""
+_CODE_TEMPLATE = re.compile(r"^((?:(?:\*\*|(?:[\w{}.-]|<[\w-]+>)+)/)*(?:[\w{}.-]|<[\w-]+>)*<[\w-]+>(?:[\w{}.-]|<[\w-]+>)*"
+                            r"\.md)$")
+"""A code span naming a templated path with an `<angle>` name (`references/sources/<type>.md`, also in
+folders: `docs/<Package>/<version>/<Page>.md`); after "save to" / "written to" it names a file the agent
+makes, which reaches nothing."""
+_FOLDER_TEMPLATE = re.compile(r"^(?:(?:[\w{}.-]|<[\w-]+>)+/)*(?:[\w{}.-]*<[\w-]+>[\w{}.-]*/)(?:(?:[\w{}.-]|<[\w-]+>)+/)*$")
+"""A code span naming a folder through `<angle>` names (`docs/<Package>/<version>/coded/`)."""
 _WRITES = re.compile(r"\b(?:save[sd]?|writes?|written|wrote|output|store[sd]?|create[sd]?|generate[sd]?)\b[^.;]*"
                      r"\b(?:to|into|at|as|in)\b[\s:*]*$", re.IGNORECASE)
 
@@ -282,8 +286,9 @@ _FOLDER = re.compile(rf"^{FOLDER_PATH}$")
 
 def named_folders(text: str) -> list[tuple[int, str]]:
     """(line, folder) for each folder TEXT names as one outside code blocks: a code span or a link target
-    that is a folder path, or a whole heading that is one (`references/`, `](guides/)`, `### references/`);
-    a bare name listed near it may be in that folder."""
+    that is a folder path, a whole heading that is one (`references/`, `](guides/)`, `### references/`),
+    or the folder a link's label leaves out of its target (`[coded/setup.md](references/coded/setup.md)`:
+    the text writes paths from `references/`); a bare name listed near it may be in that folder."""
     body, offset = split_body(text)
     out: list[tuple[int, str]] = []
     for block in blocks(body, offset=offset, every=True):
@@ -294,7 +299,19 @@ def named_folders(text: str) -> list[tuple[int, str]]:
             for piece in cell:
                 named = piece.text.strip() if piece.kind == "code" else piece.href.strip() if piece.kind == "link" else ""
                 out += [(piece.line, named)] if _FOLDER.match(named) else []
+                left_out = _label_folder(piece) if piece.kind == "link" else None
+                out += [(piece.line, left_out)] if left_out else []
     return out
+
+
+def _label_folder(link: Piece) -> str | None:
+    """The folders a link's label leaves out before a path with a folder of its own: `references/` for
+    `[coded/setup.md](references/coded/setup.md)`; None for a label that is the whole target or no path."""
+    label, href = link.text.strip().strip("`"), link.href.split("#")[0].strip().removeprefix("./")
+    if "/" not in label or not label.lower().endswith(".md") or href == label or not href.endswith("/" + label):
+        return None
+    folder = href[: -len(label)]
+    return folder if _FOLDER.match(folder) and ".." not in folder.split("/") else None
 
 
 def code_names(text: str) -> set[str]:
@@ -371,7 +388,8 @@ def mentions(text: str) -> list[Mention]:
                     href = piece.href.split("#")[0].strip()
                     if href and not _SCHEME.match(href) and href.lower().endswith(".md"):
                         out.append(Mention(href, "link"))
-                elif piece.kind == "code" and _FOLDER.match(piece.text.strip()):
+                elif piece.kind == "code" and (_FOLDER.match(piece.text.strip())
+                                               or _FOLDER_TEMPLATE.match(piece.text.strip()) and not _WRITES.search(lead)):
                     out.append(Mention(piece.text.strip(), "folder"))
                 elif piece.kind == "code" and _CODE_TEMPLATE.match(piece.text.strip()):
                     out += [] if _WRITES.search(lead) else [Mention(piece.text.strip(), "code")]

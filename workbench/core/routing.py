@@ -40,6 +40,7 @@ from workbench.core.markdown import (
     folders_in_words,
     front_matter,
     front_matter_lenient,
+    mentions,
     named_folders,
     read_text,
     read_text_lossy,
@@ -733,6 +734,7 @@ def _drop_unshipped(rows: list[Row], made: _Made, rejected: list[Rejected] | Non
     folders: list[tuple[int, str]] | None = None
     called: set[str] = set()
     worded: set[str] = set()
+    hrefs: set[str] = set()
     for row in rows:
         kept: list[Link] = []
         why, moved = "", ""
@@ -744,13 +746,16 @@ def _drop_unshipped(rows: list[Row], made: _Made, rejected: list[Rejected] | Non
             if folders is None:  # what the whole file names, found once per file
                 folders, called = named_folders(text), _skill_names(text, _SKILL_CALLED)
                 worded = folders_in_words(text, skill_folders(file))
+                hrefs = {m.target.split("#")[0].removeprefix("./") for m in mentions(text) if m.kind == "link"}
             elsewhere = _named_skill_file(lk.target, _skill_names(context), file, plugin) or _named_skill_file(
                 lk.target, called, file, plugin)  # in this section, else called a Skill anywhere
             start = row.line - context.count("\n")
             in_folder = None if elsewhere else (
                 _named_folder_file(lk.target, {f for at, f in folders if start <= at <= row.line}, file)
                 or _named_folder_file(lk.target, {f for _, f in folders}, file)  # the section's, then the file's
-                or _named_folder_file(lk.target, worded, file))  # then one the Skill names in words
+                or _named_folder_file(lk.target, worded, file)  # then one the Skill names in words
+                or _named_folder_file(lk.target, {h[:-len(lk.target)] for h in hrefs if h.endswith("/" + lk.target)},
+                                      file))  # then the folder of a link it gives in full elsewhere
             reason = "" if elsewhere or in_folder else _why_unshipped(lk, row, made, context)
             if elsewhere:
                 kept.append(replace(lk, path=elsewhere))
