@@ -621,3 +621,15 @@ def test_paths_written_from_the_folder_a_link_label_leaves_out_resolve_there(
     paths = {lk.target: lk.path for r in rows for lk in r.links}
     assert paths["payroll/run.md"] == (skill.parent / "references/payroll/run.md").resolve()
     assert paths["partial/refund.md"] == (skill.parent / "references/tax/partial/refund.md").resolve()
+
+
+def test_files_a_drawn_tree_of_the_skills_folder_lists_are_reached(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """"Consult these as needed:" then a code block drawing `references/` with one guide a line (expo/skills:
+    16 files judged reached): each listed file is reached, one the tree leaves out is not."""
+    skill = _skill(tmp_path, "## References\n\nConsult these as needed:\n\n```\nreferences/\n"
+                             "  payroll.md       running payroll\n  year-end/\n    close.md     the year's close\n```\n")
+    for name in ("payroll.md", "year-end/close.md", "unlisted.md"):
+        (skill.parent / "references" / name).parent.mkdir(parents=True, exist_ok=True)
+        (skill.parent / "references" / name).write_text(f"# {name}\n")
+    assert sorted(Path(f).name for f in _audit_files(tmp_path, monkeypatch, capsys, "UNINDEXED")) == ["unlisted.md"]

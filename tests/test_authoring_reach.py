@@ -115,15 +115,19 @@ def test_a_link_with_a_placeholder_beside_a_glob_reaches_what_it_matches(tmp_pat
 
 
 def test_a_drawn_file_tree_gives_each_path_below_its_root() -> None:
-    """Box-drawn trees (`├──`, `│`, comments after `#`) nest by how far right a name sits; ASCII `|--` too.
-    A fence of other text, or a tree with no root folder line, gives nothing."""
+    """Box-drawn trees (`├──`, `│`, comments after `#`) nest by how far right a name sits; ASCII `|--` and
+    `+--` too, and a tree drawn by indentation alone. A fence of other text (an indented `key: value`), or
+    a tree with no root folder line, gives nothing."""
     tree = ("```\nrun/\n├── STATE.md   # memory\n│   └── not-nested.md\n├── logs/\n│   ├── a.md\n│   └── deep/\n"
             "│       └── b.md\n└── c.md\n\nsome words after the drawing\n```\n")
     ascii_tree = "```\nout/\n|-- x.md\n`-- y/\n    `-- z.md\n```\n"
     plus_tree = "```\nstate/\n+-- NOW.md   # read every turn\n+-- queue/\n|   +-- next.json\n+-- w.md\n```\n"
     rootless = "```\n├── a.md\n└── b.md\n```\n"
-    assert markdown.drawn_trees(tree + ascii_tree + plus_tree + rootless + "```bash\nls\n```\n") == [
+    indented = "```\nguides/\n  posting.md     what a posting needs\n  months/\n    close.md   the month's close\n```\n"
+    yaml = "```yaml\nconfig/\n  key: value\n```\n"
+    assert markdown.drawn_trees(tree + ascii_tree + plus_tree + rootless + indented + yaml + "```bash\nls\n```\n") == [
         ("run/", frozenset({"run/STATE.md", "run/not-nested.md", "run/logs/", "run/logs/a.md", "run/logs/deep/",
                             "run/logs/deep/b.md", "run/c.md"})),
         ("out/", frozenset({"out/x.md", "out/y/", "out/y/z.md"})),
-        ("state/", frozenset({"state/NOW.md", "state/queue/", "state/queue/next.json", "state/w.md"}))]
+        ("state/", frozenset({"state/NOW.md", "state/queue/", "state/queue/next.json", "state/w.md"})),
+        ("guides/", frozenset({"guides/posting.md", "guides/months/", "guides/months/close.md"}))]

@@ -371,7 +371,8 @@ class Mention:
 
 def mentions(text: str) -> list[Mention]:
     """Every local markdown file TEXT mentions outside code blocks: link targets, `path.md` code spans,
-    bare `path.md` words, and `folder/` code spans (kind `folder`); in order, each once."""
+    bare `path.md` words, and `folder/` code spans (kind `folder`); then the files of the trees it draws in
+    code blocks (`drawn_trees`) and of a compressed docs index; in order, each once."""
     out: list[Mention] = []
     body, offset = split_body(text)
     for block in blocks(body, offset=offset, every=True):
@@ -396,7 +397,9 @@ def mentions(text: str) -> list[Mention]:
                 else:
                     kind: MentionKind = "code" if piece.kind == "code" else "word"
                     out += [Mention(m.group(1), kind) for m in _PATH_WORD.finditer(_HREF.sub("", piece.text))]
-    return list(dict.fromkeys(out + index_mentions(body)))
+    drawn = [Mention(path, "code") for _, paths in drawn_trees(body) for path in sorted(paths)
+             if path.lower().endswith(".md")]
+    return list(dict.fromkeys(out + drawn + index_mentions(body)))
 
 
 def index_mentions(text: str) -> list[Mention]:
@@ -428,9 +431,12 @@ def path_words(text: str) -> list[str]:
     return list(dict.fromkeys(m.group(1) for m in _PATH_WORD.finditer(text)))
 
 
-_TREE_ENTRY = re.compile(r"^(?P<lead>(?:[ \t│|]*(?:[├└]─+|[|`+]--+)[ \t]*)?)(?P<name>[^\s#│├└]+)")
-"""A line of a drawn file tree: the glyphs before its name (`│   ├── `, `|-- `) and the name itself."""
+_TREE_ENTRY = re.compile(r"^(?P<lead>[ \t│|]*(?:[├└]─+|[|`+]--+)[ \t]*|[ \t│|]*)(?P<name>[^\s#│├└]+)")
+"""A line of a drawn file tree: the glyphs or indent before its name (`│   ├── `, `|-- `, `  `) and the name."""
 _TREE_GLYPHS = ("├", "└", "|--", "`--", "+--")
+_TREE_NAME = re.compile(r"[\w.@+-]+/?")
+_INDENTED_TREE = re.compile(r"^[\w.@+-]+/[ \t]*\n[ \t]+[\w.@+-]+", re.MULTILINE)
+"""A folder line, then an indented name: a tree drawn by indentation alone (`references/` then `  tabs.md`)."""
 
 
 def drawn_trees(body: str) -> list[tuple[str, frozenset[str]]]:
@@ -442,32 +448,42 @@ def drawn_trees(body: str) -> list[tuple[str, frozenset[str]]]:
             └── spec.md
 
     gives (".specs/", {".specs/STATE.md", ".specs/features/", ".specs/features/spec.md"}). A tree is a
-    fence with a branch line (`├──`, `└──`) whose first line names a folder (`x/`); deeper entries sit
-    further right than their folder's name (`|--`, `` `-- `` and `+--` draw alike). A fence of anything else
-    gives nothing."""
+    fence whose first line names a folder (`x/`) and whose next lines name its entries, deeper ones further
+    right than their folder's name: drawn with branches (`├──`, `└──`; `|--`, `` `-- `` and `+--` alike),
+    which a line of other text ends, or by indentation alone, where every line must be an entry (a name,
+    then words on what it holds). A fence of anything else gives nothing."""
     out: list[tuple[str, frozenset[str]]] = []
-    if not any(glyph in body for glyph in _TREE_GLYPHS):
+    if not any(glyph in body for glyph in _TREE_GLYPHS) and not _INDENTED_TREE.search(body):
         return out  # no drawing: no parse
     for token in _PARSER.parse(body):
-        if token.type != "fence" or not any(glyph in token.content for glyph in _TREE_GLYPHS):
+        drawn = any(glyph in token.content for glyph in _TREE_GLYPHS)
+        if token.type != "fence" or not drawn and not _INDENTED_TREE.match(token.content):
             continue
-        lines = [line for line in token.content.split("\n") if line.strip()]
-        first = _TREE_ENTRY.match(lines[0]) if lines else None
-        if first is None or first.group("lead") or not first.group("name").endswith("/"):
-            continue
-        root = first.group("name")
-        stack: list[tuple[int, str]] = [(0, root)]
-        paths: set[str] = set()
-        for line in lines[1:]:
-            entry = _TREE_ENTRY.match(line)
-            if entry is None or not entry.group("lead"):
-                break  # the drawing ended: what follows is other text in the same fence
-            column = len(entry.group("lead"))
-            while len(stack) > 1 and stack[-1][0] >= column:
-                stack.pop()
-            path = stack[-1][1] + entry.group("name")
-            paths.add(path)
-            if path.endswith("/"):
-                stack.append((column, path))
-        out.append((root, frozenset(paths)))
+        tree = _tree(token.content, drawn)
+        if tree is not None:
+            out.append(tree)
     return out
+
+
+def _tree(content: str, drawn: bool) -> tuple[str, frozenset[str]] | None:
+    """`drawn_trees`' reading of one fence's CONTENT (DRAWN: with branch glyphs)."""
+    lines = [line for line in content.split("\n") if line.strip()]
+    first = _TREE_ENTRY.match(lines[0]) if lines else None
+    if first is None or first.group("lead") or not first.group("name").endswith("/"):
+        return None
+    stack: list[tuple[int, str]] = [(0, first.group("name"))]
+    paths: set[str] = set()
+    for line in lines[1:]:
+        entry = _TREE_ENTRY.match(line)
+        if entry is None or not entry.group("lead") or not drawn and not _TREE_NAME.fullmatch(entry.group("name")):
+            if drawn:
+                break  # the drawing ended: what follows is other text in the same fence
+            return None  # an indented line that names no entry: code, not a tree
+        column = len(entry.group("lead"))
+        while len(stack) > 1 and stack[-1][0] >= column:
+            stack.pop()
+        path = stack[-1][1] + entry.group("name")
+        paths.add(path)
+        if path.endswith("/"):
+            stack.append((column, path))
+    return first.group("name"), frozenset(paths)
