@@ -276,3 +276,13 @@ def test_a_drawn_project_tree_is_no_finding_in_the_cli_and_the_editor(
     row = next(r for r in view.rows if [lk.target for lk in r.links] == ["checks.md"])
     edited = lint_edit(view, row, resume)
     assert edited is None or [f for f in edited if f.rule == "DANGLING"] == [], edited
+
+
+def test_a_file_one_sentence_places_in_the_working_directory_is_the_users_everywhere(tmp_path: Path) -> None:
+    """"**Always keep `LEDGER.md` in the current working directory.**" under "File Location", then "- Read
+    LEDGER.md" in another section (anthropics' task-management Skill): the user's file, in both places."""
+    body = ("## File Location\n\n**Always keep `LEDGER.md` in the current working directory.**\n\n"
+            "## Posting\n\n- Before posting, read LEDGER.md\n- Before posting, read `checks.md`\n")
+    rejected: list[Rejected] = []
+    assert _links(body, _skill(tmp_path), rejected) == [["checks.md"]]
+    assert any("the user's project" in r.why for r in rejected), [r.why for r in rejected]

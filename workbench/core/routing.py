@@ -682,6 +682,8 @@ class _Made:
     """Path -> the root folder of the drawn tree it is in."""
     maybe: set[str]
     """Files a sentence of the Skill says may not exist ("if it exists", "When absent, …")."""
+    workdir: set[str]
+    """Files a sentence of the Skill places in the user's project ("`TASKS.md` in the working directory")."""
 
 
 def _why_unshipped(link: Link, row: Row, made: _Made, context: str) -> str:
@@ -702,7 +704,7 @@ def _why_unshipped(link: Link, row: Row, made: _Made, context: str) -> str:
         return "`SKILL.md` named bare (no markdown link): the kind of file every Skill has, not one procedure"
     if host_path(link.target, Path(".")) is not None:
         return ""
-    if _WORKDIR.search(context):
+    if _WORKDIR.search(context) or link.target in made.workdir:
         return (f"a file of the user's project (`{link.target}`: \"if it exists\", \"the working directory\"), "
                 "not a procedure")
     return unshipped(link.target)
@@ -881,6 +883,8 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
     written: set[str] = command_outputs(fm.body)
     maybe: set[str] = set()
     """What a sentence says may not exist: the same file is the user's wherever else the Skill names it."""
+    workdir: set[str] = set()
+    """What a sentence places in the working directory, the user's wherever else the Skill names it."""
     shown: dict[str, str] = {}
     parents: list[tuple[int, str]] = []  # (depth, text) of the list items the current one is nested in
     for block in blocks(fm.body, offset=fm.offset):
@@ -915,6 +919,8 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
                 found, why_not = None, _MAYBE_WHY
             if found is None and why_not == _MAYBE_WHY:
                 maybe |= {p.href or p.text for p in sentence if p.kind != "text"}
+            if _WORKDIR.search(_text(sentence)):
+                workdir |= {p.href or p.text for p in sentence if p.kind != "text"}
             if found is not None and context:
                 found, why_not = None, context
             if found is not None and not found.trigger:
@@ -930,8 +936,8 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
         if block.kind == "item" and nested is None and not _PICK_READ.search(item_text) and (
                 _SHOWCASE.search(item_text) or _EXAMPLE_LEAD.match(item_text)):
             nested = (block.depth, item_text)
-    rows = _drop_unshipped(rows, _Made(written, shown, _drawn_elsewhere(fm.body, file.parent), maybe), rejected, text,
-                           file, plugin)
+    made = _Made(written, shown, _drawn_elsewhere(fm.body, file.parent), maybe, workdir)
+    rows = _drop_unshipped(rows, made, rejected, text, file, plugin)
     space = plugin_namespace(file, plugin)
     return sorted((replace(r, plugin=space) for r in rows), key=lambda r: r.line)
 
