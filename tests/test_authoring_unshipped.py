@@ -228,6 +228,9 @@ _PROJECT_TREE = ("Keep the books in the user's repo:\n\n```text\n.books/\n├─
 @pytest.mark.parametrize(("body", "shipped", "links"), [
     (_PROJECT_TREE + "On resume, read `.books/LEDGER.md` first.\n"
      "Before closing a month, read `.books/months/index.md`.\n", (), []),
+    # a bare name of the same tree: "Read `LEDGER.md`" is the drawn project file too
+    (_PROJECT_TREE + "On resume, read `LEDGER.md` first.\nBefore closing a month, read `.books/months/index.md`.\n",
+     (), []),
     # the same tree of the Skill's own folder: a missing file in it is a true DANGLING
     ("```text\nguides/\n├── posting.md\n└── closing.md\n```\n\nBefore closing, read `guides/closing.md`.\n",
      ("guides/posting.md",), [["guides/closing.md"]]),

@@ -713,9 +713,12 @@ def _why_unshipped(link: Link, row: Row, made: _Made, context: str) -> str:
 def _drawn_elsewhere(body: str, folder: Path) -> dict[str, str]:
     """Path -> root of each file a tree drawn in BODY holds (`markdown.drawn_trees`), for trees whose root
     is no folder beside the Skill in FOLDER, nor the Skill's own folder: the layout of a folder the
-    Skill makes or reads in the user's project (`.specs/`, `blueprint/`), not its own files."""
-    return {path: root for root, paths in drawn_trees(body)
-            if root.rstrip("/") != folder.name and not (folder / root).is_dir() for path in paths}
+    Skill makes or reads in the user's project (`.specs/`, `blueprint/`), not its own files. A file's
+    bare name counts too ("Read `program.md`" of a drawn `.runs/{name}/program.md`)."""
+    theirs = [(root, path) for root, paths in drawn_trees(body)
+              if root.rstrip("/") != folder.name and not (folder / root).is_dir() for path in paths]
+    return {**{path.rsplit("/", 1)[-1]: root for root, path in theirs if not path.endswith("/")},
+            **{path: root for root, path in theirs}}
 
 
 _COMMAND_OUTPUT = re.compile(r"(?:(?<![-=<>])>>?|\btee(?:\s+-a)?|\s-o|--output[= ])\s*['\"]?([\w./{}$-]*[\w}]\.md)\b")
