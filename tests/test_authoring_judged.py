@@ -633,3 +633,15 @@ def test_files_a_drawn_tree_of_the_skills_folder_lists_are_reached(
         (skill.parent / "references" / name).parent.mkdir(parents=True, exist_ok=True)
         (skill.parent / "references" / name).write_text(f"# {name}\n")
     assert sorted(Path(f).name for f in _audit_files(tmp_path, monkeypatch, capsys, "UNINDEXED")) == ["unlisted.md"]
+
+
+def test_a_link_to_a_folder_reaches_the_files_in_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """"See [`reference/examples/`](reference/examples/) for worked examples" (anthropics'
+    knowledge-work-plugins): the files in that folder are reached, as a `reference/examples/` code span
+    reaches them; a file one folder deeper is not."""
+    skill = _skill(tmp_path, "See [`reference/examples/`](reference/examples/) for worked examples.\n")
+    for name in ("examples/retail.md", "examples/saas.md", "examples/old/2019.md"):
+        (skill.parent / "reference" / name).parent.mkdir(parents=True, exist_ok=True)
+        (skill.parent / "reference" / name).write_text(f"# {name}\n")
+    assert sorted(Path(f).name for f in _audit_files(tmp_path, monkeypatch, capsys, "UNINDEXED")) == ["2019.md"]

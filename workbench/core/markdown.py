@@ -371,7 +371,7 @@ class Mention:
 
 def mentions(text: str) -> list[Mention]:
     """Every local markdown file TEXT mentions outside code blocks: link targets, `path.md` code spans,
-    bare `path.md` words, and `folder/` code spans (kind `folder`); then the files of the trees it draws in
+    bare `path.md` words, and `folder/` code spans and links (kind `folder`); then the files of the trees it draws in
     code blocks (`drawn_trees`) and of a compressed docs index; in order, each once."""
     out: list[Mention] = []
     body, offset = split_body(text)
@@ -380,6 +380,9 @@ def mentions(text: str) -> list[Mention]:
             before = ""
             for piece in cell:
                 before, lead = before + piece.text, before
+                if piece.kind == "link" and _FOLDER.match(href := piece.href.split("#")[0].strip().removeprefix("./")):
+                    out.append(Mention(href, "folder"))  # a link to a folder: `[examples/](examples/)`
+                    continue
                 if ".md" not in (piece.href if piece.kind == "link" else piece.text).lower() and not (
                         piece.kind == "code" and "/" in piece.text):
                     continue  # names no markdown file and is no folder span: nothing below can match
