@@ -107,8 +107,7 @@ def symlink_stub(path: Path) -> str | None:
 
 def stub_note(path: Path, target: str) -> str:
     """Why the stub at PATH holding TARGET is no procedure, and what to do about it."""
-    named = (path.parent / target)
-    fix = ("restore the symlink, or copy the file it names" if named.is_file()
+    fix = ("restore the symlink, or copy the file it names" if (path.parent / target).is_file()
            else "and that path names no file either")
     return f"holds only the path `{target}`: a symlink stored as text, so a host reads the path, not the procedure ({fix})"
 

@@ -674,7 +674,8 @@ def _named_folder_file(target: str, folders: set[str], file: Path) -> tuple[Path
 @dataclass
 class _Made:
     """What a Skill's text says of files it does not ship: the files it writes, those it shows in an
-    Example or Suggested column (with the heading), and those in a tree it draws of another folder."""
+    Example or Suggested column (with the heading), those in a tree it draws of another folder, and those
+    a sentence says may be missing or places in the working directory (the user's, wherever named)."""
 
     written: set[str]
     shown: dict[str, str]
@@ -884,10 +885,8 @@ def parse_text(text: str, file: Path, *, skill: str | None = None, plugin: Path 
     showcase = ""
     nested: tuple[int, str] | None = None  # (depth, lead) of an item whose sub-items are a showcase list
     written: set[str] = command_outputs(fm.body)
-    maybe: set[str] = set()
-    """What a sentence says may not exist: the same file is the user's wherever else the Skill names it."""
-    workdir: set[str] = set()
-    """What a sentence places in the working directory, the user's wherever else the Skill names it."""
+    maybe: set[str] = set()  # what a sentence says may not exist
+    workdir: set[str] = set()  # what a sentence places in the working directory
     shown: dict[str, str] = {}
     parents: list[tuple[int, str]] = []  # (depth, text) of the list items the current one is nested in
     for block in blocks(fm.body, offset=fm.offset):
