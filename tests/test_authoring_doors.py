@@ -5,7 +5,8 @@ plugin (UNSHIPPED), a missing file (DANGLING), a Suggested Path column, a folder
 reference file named only by its stem, a bare SKILL.md in a contributor guide, a bare name a sibling
 Skill named in the text keeps in its `references/`, a rule kept outside every plugin, named bare, a
 compressed docs index (`|root: ./forms|state:{a.md,b.md}|`), a `**/…/<Letter>.md` template, and symlinks git
-stored as text files (a linked one, an unlinked one, one naming nothing) beside a real symlink."""
+stored as text files (a linked one, an unlinked one, one naming nothing) beside a real symlink, a tree
+drawn of the user's repo and one drawn of the Skill's own references."""
 
 from __future__ import annotations
 
@@ -67,8 +68,12 @@ def _market(root: Path) -> None:
     (ledger / "references/accruals.md").write_text("../../../shared/accruals.md")
     (ledger / "references/old-accruals.md").write_text("../../../shared/old-accruals.md\n")
     (trail / "references/accruals.md").symlink_to("../../../shared/accruals.md")
+    (ledger / "references/payroll.md").write_text("# payroll\n")
     with (ledger / "SKILL.md").open("a") as skill:
-        skill.write("- Before accruing, read `references/accruals.md`\n")
+        skill.write("- Before accruing, read `references/accruals.md`\n\n"
+                    "## Kept in the user's repo\n\n```\n.books/\n├── LEDGER.md   # balances\n└── months/\n```\n\n"
+                    "On resume, read `.books/LEDGER.md` first.\n\n"
+                    "## More guides\n\n```\nreferences/\n  payroll.md   running payroll\n```\n")
 
 
 def test_the_cli_and_the_tui_view_read_the_same_rows_and_findings(
