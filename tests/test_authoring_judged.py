@@ -645,3 +645,16 @@ def test_a_link_to_a_folder_reaches_the_files_in_it(
         (skill.parent / "reference" / name).parent.mkdir(parents=True, exist_ok=True)
         (skill.parent / "reference" / name).write_text(f"# {name}\n")
     assert sorted(Path(f).name for f in _audit_files(tmp_path, monkeypatch, capsys, "UNINDEXED")) == ["2019.md"]
+
+
+def test_a_link_in_a_table_cell_a_renderer_drops_is_still_reached(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A `|` inside a code span (`` `"|"` ``) splits its cell, so the row has a cell too many and the
+    renderer drops the last, link and all (UiPath/skills' CSV playbooks); the agent reads the raw line."""
+    skill = _skill(tmp_path, "| Error | Fix | Playbook |\n|---|---|---|\n"
+                             "| Bad delimiter | use `\",\"` or `\"|\"` | [delimiter](playbooks/delimiter.md) |\n"
+                             "| Locked file | close it | [locked](playbooks/locked.md) |\n")
+    (skill.parent / "playbooks").mkdir()
+    for name in ("delimiter", "locked", "orphan"):
+        (skill.parent / f"playbooks/{name}.md").write_text(f"# {name}\n")
+    assert sorted(Path(f).name for f in _audit_files(tmp_path, monkeypatch, capsys, "UNINDEXED")) == ["orphan.md"]

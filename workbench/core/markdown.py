@@ -371,11 +371,15 @@ class Mention:
 
 def mentions(text: str) -> list[Mention]:
     """Every local markdown file TEXT mentions outside code blocks: link targets, `path.md` code spans,
-    bare `path.md` words, and `folder/` code spans and links (kind `folder`); then the files of the trees it draws in
-    code blocks (`drawn_trees`) and of a compressed docs index; in order, each once."""
+    bare `path.md` words, and `folder/` code spans and links (kind `folder`); then the files of the trees
+    it draws in code blocks (`drawn_trees`), of a compressed docs index, and the links of table cells a
+    renderer drops (`_dropped_cell_links`); in order, each once."""
     out: list[Mention] = []
     body, offset = split_body(text)
+    dropped: list[Mention] = []
     for block in blocks(body, offset=offset, every=True):
+        if block.kind == "table":
+            dropped += _dropped_cell_links(body, block.line - offset, len(block.header))
         for cell in block.cells:
             before = ""
             for piece in cell:
@@ -402,7 +406,22 @@ def mentions(text: str) -> list[Mention]:
                     out += [Mention(m.group(1), kind) for m in _PATH_WORD.finditer(_HREF.sub("", piece.text))]
     drawn = [Mention(path, "code") for _, paths in drawn_trees(body) for path in sorted(paths)
              if path.lower().endswith(".md")]
-    return list(dict.fromkeys(out + drawn + index_mentions(body)))
+    return list(dict.fromkeys(out + drawn + index_mentions(body) + dropped))
+
+
+_CELL_BAR = re.compile(r"(?<!\\)\|")
+_RAW_LINK = re.compile(r"\]\(\s*<?([^()\s<>]+\.md)(?:#[^()\s]*)?>?\s*\)", re.IGNORECASE)
+
+
+def _dropped_cell_links(body: str, line: int, columns: int) -> list[Mention]:
+    """The markdown links of table row LINE (1-based in BODY) when the row has more cells than COLUMNS: a
+    `|` inside a code span (`` `"|"` ``) splits a cell, and renderers drop the cells past the header's, but
+    the agent reads the raw line, link and all."""
+    lines = body.split("\n")
+    raw = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    if len(_CELL_BAR.split(raw.strip("|"))) <= columns:
+        return []
+    return [Mention(m.group(1), "link") for m in _RAW_LINK.finditer(raw) if not _SCHEME.match(m.group(1))]
 
 
 def index_mentions(text: str) -> list[Mention]:
