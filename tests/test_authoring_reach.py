@@ -125,7 +125,7 @@ def test_a_drawn_file_tree_gives_each_path_below_its_root() -> None:
     rootless = "```\n├── a.md\n└── b.md\n```\n"
     indented = "```\nguides/\n  posting.md     what a posting needs\n  months/\n    close.md   the month's close\n```\n"
     yaml = "```yaml\nconfig/\n  key: value\n```\n"
-    assert markdown.drawn_trees(tree + ascii_tree + plus_tree + rootless + indented + yaml + "```bash\nls\n```\n") == [
+    assert list(markdown.drawn_trees(tree + ascii_tree + plus_tree + rootless + indented + yaml + "```bash\nls\n```\n")) == [
         ("run/", frozenset({"run/STATE.md", "run/not-nested.md", "run/logs/", "run/logs/a.md", "run/logs/deep/",
                             "run/logs/deep/b.md", "run/c.md"})),
         ("out/", frozenset({"out/x.md", "out/y/", "out/y/z.md"})),

@@ -377,9 +377,11 @@ def mentions(text: str) -> list[Mention]:
     out: list[Mention] = []
     body, offset = split_body(text)
     dropped: list[Mention] = []
+    lines: list[str] = []
     for block in blocks(body, offset=offset, every=True):
         if block.kind == "table":
-            dropped += _dropped_cell_links(body, block.line - offset, len(block.header))
+            lines = lines or body.split("\n")
+            dropped += _dropped_cell_links(lines, block.line - offset, len(block.header))
         for cell in block.cells:
             before = ""
             for piece in cell:
@@ -413,11 +415,10 @@ _CELL_BAR = re.compile(r"(?<!\\)\|")
 _RAW_LINK = re.compile(r"\]\(\s*<?([^()\s<>]+\.md)(?:#[^()\s]*)?>?\s*\)", re.IGNORECASE)
 
 
-def _dropped_cell_links(body: str, line: int, columns: int) -> list[Mention]:
-    """The markdown links of table row LINE (1-based in BODY) when the row has more cells than COLUMNS: a
-    `|` inside a code span (`` `"|"` ``) splits a cell, and renderers drop the cells past the header's, but
-    the agent reads the raw line, link and all."""
-    lines = body.split("\n")
+def _dropped_cell_links(lines: list[str], line: int, columns: int) -> list[Mention]:
+    """The markdown links of table row LINE (1-based in LINES, a body's) when the row has more cells than
+    COLUMNS: a `|` inside a code span (`` `"|"` ``) splits a cell, and renderers drop the cells past the
+    header's, but the agent reads the raw line, link and all."""
     raw = lines[line - 1].strip() if 0 < line <= len(lines) else ""
     if len(_CELL_BAR.split(raw.strip("|"))) <= columns:
         return []
@@ -459,9 +460,12 @@ _TREE_GLYPHS = ("├", "└", "|--", "`--", "+--")
 _TREE_NAME = re.compile(r"[\w.@+-]+/?")
 _INDENTED_TREE = re.compile(r"^[\w.@+-]+/[ \t]*\n[ \t]+[\w.@+-]+", re.MULTILINE)
 """A folder line, then an indented name: a tree drawn by indentation alone (`references/` then `  tabs.md`)."""
+_BRANCH_LINE = re.compile(r"^[ \t│|]*(?:[├└]─|[|`+]--[ \t])", re.MULTILINE)
+"""A line that starts with a branch (`├──`, `|-- `), never a table's `|---|` rule or a `` `--flag` `` span."""
 
 
-def drawn_trees(body: str) -> list[tuple[str, frozenset[str]]]:
+@functools.lru_cache(maxsize=1024)
+def drawn_trees(body: str) -> tuple[tuple[str, frozenset[str]], ...]:
     """(root folder, paths below it) of each file tree BODY draws in a code block:
 
         .specs/
@@ -475,8 +479,8 @@ def drawn_trees(body: str) -> list[tuple[str, frozenset[str]]]:
     which a line of other text ends, or by indentation alone, where every line must be an entry (a name,
     then words on what it holds). A fence of anything else gives nothing."""
     out: list[tuple[str, frozenset[str]]] = []
-    if not any(glyph in body for glyph in _TREE_GLYPHS) and not _INDENTED_TREE.search(body):
-        return out  # no drawing: no parse
+    if not _BRANCH_LINE.search(body) and not _INDENTED_TREE.search(body):
+        return ()  # no drawing: no second parse (the routing read and the reach ask alike: remembered)
     for token in _PARSER.parse(body):
         drawn = any(glyph in token.content for glyph in _TREE_GLYPHS)
         if token.type != "fence" or not drawn and not _INDENTED_TREE.match(token.content):
@@ -484,7 +488,7 @@ def drawn_trees(body: str) -> list[tuple[str, frozenset[str]]]:
         tree = _tree(token.content, drawn)
         if tree is not None:
             out.append(tree)
-    return out
+    return tuple(out)
 
 
 def _tree(content: str, drawn: bool) -> tuple[str, frozenset[str]] | None:
