@@ -456,7 +456,6 @@ def path_words(text: str) -> list[str]:
 
 _TREE_ENTRY = re.compile(r"^(?P<lead>[ \t│|]*(?:[├└]─+|[|`+]--+)[ \t]*|[ \t│|]*)(?P<name>[^\s#│├└]+)")
 """A line of a drawn file tree: the glyphs or indent before its name (`│   ├── `, `|-- `, `  `) and the name."""
-_TREE_GLYPHS = ("├", "└", "|--", "`--", "+--")
 _TREE_NAME = re.compile(r"[\w.@+-]+/?")
 _INDENTED_TREE = re.compile(r"^[\w.@+-]+/[ \t]*\n[ \t]+[\w.@+-]+", re.MULTILINE)
 """A folder line, then an indented name: a tree drawn by indentation alone (`references/` then `  tabs.md`)."""
@@ -482,7 +481,7 @@ def drawn_trees(body: str) -> tuple[tuple[str, frozenset[str]], ...]:
     if not _BRANCH_LINE.search(body) and not _INDENTED_TREE.search(body):
         return ()  # no drawing: no second parse (the routing read and the reach ask alike: remembered)
     for token in _PARSER.parse(body):
-        drawn = any(glyph in token.content for glyph in _TREE_GLYPHS)
+        drawn = bool(_BRANCH_LINE.search(token.content))
         if token.type != "fence" or not drawn and not _INDENTED_TREE.match(token.content):
             continue
         tree = _tree(token.content, drawn)
