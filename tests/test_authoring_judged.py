@@ -26,6 +26,13 @@ def _skill(root: Path, body: str) -> Path:
     return skill
 
 
+def _files(folder: Path, names: tuple[str, ...]) -> None:
+    """A small markdown file at each of NAMES below FOLDER."""
+    for name in names:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(f"# {name}\n")
+
+
 def _findings(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
               **first: str) -> list[dict[str, Any]]:
     """`audit --json` findings of ROOT/plug after `init`; FIRST: a glob put first in that list of the
@@ -594,10 +601,9 @@ def test_files_under_templated_folders_are_reached(
     skill = _skill(tmp_path, "- Before filling a field, read `references/forms/<Form>/<closest-year>/fields/<Field>.md`\n"
                              "- Coded forms: the notes in `references/forms/<Form>/<closest-year>/notes/`\n"
                              "- Save the draft to `drafts/<Form>/<year>/<Field>.md`\n")
-    for name in ("forms/W-2/2024/fields/wages.md", "forms/W-2/2025/fields/tips.md", "forms/1099/2025/notes/api.md",
-                 "forms/1099/2025/overview.md", "drafts/W-2/2025/wages.md"):
-        (skill.parent / "references" / name).parent.mkdir(parents=True, exist_ok=True)
-        (skill.parent / "references" / name).write_text(f"# {name}\n")
+    _files(skill.parent / "references", ("forms/W-2/2024/fields/wages.md", "forms/W-2/2025/fields/tips.md",
+                                         "forms/1099/2025/notes/api.md", "forms/1099/2025/overview.md",
+                                         "drafts/W-2/2025/wages.md"))
     assert sorted(Path(f).name for f in _audit_files(tmp_path, monkeypatch, capsys, "UNINDEXED")) == [
         "overview.md", "wages.md"]
 
@@ -613,9 +619,7 @@ def test_paths_written_from_the_folder_a_link_label_leaves_out_resolve_there(
                              "| Close the year | [payroll/setup.md](references/payroll/setup.md) | `payroll/close.md` |\n\n"
                              "Before a partial refund, read `partial/refund.md`.\n\n"
                              "## Index\n\n- [refunds](./references/tax/partial/refund.md)\n")
-    for name in ("payroll/setup.md", "payroll/run.md", "tax/partial/refund.md"):
-        (skill.parent / "references" / name).parent.mkdir(parents=True, exist_ok=True)
-        (skill.parent / "references" / name).write_text(f"# {name}\n")
+    _files(skill.parent / "references", ("payroll/setup.md", "payroll/run.md", "tax/partial/refund.md"))
     assert _audit(tmp_path, monkeypatch, capsys) == ["payroll/close.md does not exist"]
     rows = parse_text(skill.read_text(), skill, plugin=tmp_path / "plug")
     paths = {lk.target: lk.path for r in rows for lk in r.links}
@@ -629,9 +633,7 @@ def test_files_a_drawn_tree_of_the_skills_folder_lists_are_reached(
     16 files judged reached): each listed file is reached, one the tree leaves out is not."""
     skill = _skill(tmp_path, "## References\n\nConsult these as needed:\n\n```\nreferences/\n"
                              "  payroll.md       running payroll\n  year-end/\n    close.md     the year's close\n```\n")
-    for name in ("payroll.md", "year-end/close.md", "unlisted.md"):
-        (skill.parent / "references" / name).parent.mkdir(parents=True, exist_ok=True)
-        (skill.parent / "references" / name).write_text(f"# {name}\n")
+    _files(skill.parent / "references", ("payroll.md", "year-end/close.md", "unlisted.md"))
     assert sorted(Path(f).name for f in _audit_files(tmp_path, monkeypatch, capsys, "UNINDEXED")) == ["unlisted.md"]
 
 
@@ -641,9 +643,7 @@ def test_a_link_to_a_folder_reaches_the_files_in_it(
     knowledge-work-plugins): the files in that folder are reached, as a `reference/examples/` code span
     reaches them; a file one folder deeper is not."""
     skill = _skill(tmp_path, "See [`reference/examples/`](reference/examples/) for worked examples.\n")
-    for name in ("examples/retail.md", "examples/saas.md", "examples/old/2019.md"):
-        (skill.parent / "reference" / name).parent.mkdir(parents=True, exist_ok=True)
-        (skill.parent / "reference" / name).write_text(f"# {name}\n")
+    _files(skill.parent / "reference", ("examples/retail.md", "examples/saas.md", "examples/old/2019.md"))
     assert sorted(Path(f).name for f in _audit_files(tmp_path, monkeypatch, capsys, "UNINDEXED")) == ["2019.md"]
 
 
